@@ -1,0 +1,49 @@
+"""Shuffling and dealing (C-deal): reproducible from an int seed, bit for bit.
+
+Each hand's shuffle is ``random.Random(seed).shuffle`` of the deck in id order; the same
+generator then draws the seed of the next hand, so a game is fixed by its first seed.
+Cards are dealt from the top of the stock in blocks: the player after the dealer first,
+round to the dealer, then (first deal only) four cards face up to the table.
+"""
+
+from __future__ import annotations
+
+import random
+
+from .cards import Deck
+
+HAND_SIZE = 4
+TABLE_SIZE = 4
+
+
+def shuffle(deck: Deck, seed: int) -> tuple[tuple[int, ...], int]:
+    """The shuffled stock (top first) and the seed for the next hand's shuffle."""
+    rng = random.Random(seed)
+    order = list(range(deck.size))
+    rng.shuffle(order)
+    return tuple(order), rng.getrandbits(63)
+
+
+def deal(hands: tuple, stock: tuple, players: int, dealer: int,
+         first: bool) -> tuple[tuple, tuple, int]:
+    """Deal a round: (new hands, rest of the stock, mask of cards put on the table).
+
+    4 cards each while the stock allows; otherwise an equal share each and the remainder
+    to the table (V-tux-deal; never happens with 52 cards and 2-4 players).
+    """
+    hands = list(hands)
+    n = len(stock)
+    per = HAND_SIZE if n >= HAND_SIZE * players + (TABLE_SIZE if first else 0) else \
+        (n - (TABLE_SIZE if first else 0)) // players
+    pos = 0
+    for k in range(1, players + 1):
+        seat = (dealer + k) % players
+        for cid in stock[pos:pos + per]:
+            hands[seat] |= 1 << cid
+        pos += per
+    to_table = TABLE_SIZE if first else (n - pos if per < HAND_SIZE else 0)
+    table = 0
+    for cid in stock[pos:pos + to_table]:
+        table |= 1 << cid
+    pos += to_table
+    return tuple(hands), stock[pos:], table

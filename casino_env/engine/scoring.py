@@ -1,0 +1,135 @@
+"""Scoring a hand (C-score, V-dom-end, V-soto) and deciding the game (C-game, V-countout).
+
+A hand's points are a list of awards ``(item, side, points)`` in count-out order: most cards,
+most spades, 10D, 2S, the aces in the order S C H D, then sweeps.
+"""
+
+from __future__ import annotations
+
+from .cards import CLUB, DIAMOND, HEART, SPADE, TEN_OF_DIAMONDS, TWO_OF_SPADES
+from .rules import Rules
+
+ACE_ORDER = (SPADE, CLUB, HEART, DIAMOND)  # V-countout order of the aces; an Ace's id is its suit
+ACE_NAMES = {SPADE: "AS", CLUB: "AC", HEART: "AH", DIAMOND: "AD"}
+
+# V-dom-end / V-soto: what a side short of the target by this many points may still score.
+CRITERIA = {3: ("cards",), 2: ("10D",), 1: ("spades",), 5: ("cards", "10D"), 4: ("cards", "spades")}
+
+
+def strict_max(counts: list[int]) -> int | None:
+    """The side with strictly more than every other (C-score "most"), or None on a tie."""
+    best = max(counts)
+    if counts.count(best) != 1:
+        return None
+    return counts.index(best)
+
+
+def awards(rules: Rules, piles: tuple, sweeps: tuple) -> list[tuple[str, int, int]]:
+    """The hand's scoring items by side, in count-out order (C-score)."""
+    spade = rules.deck.suit_mask[SPADE]
+    out: list[tuple[str, int, int]] = []
+    s = strict_max([p.bit_count() for p in piles])
+    if s is not None:
+        out.append(("cards", s, 3))
+    s = strict_max([(p & spade).bit_count() for p in piles])
+    if s is not None:
+        out.append(("spades", s, 1))
+    for card, name, pts in ((TEN_OF_DIAMONDS, "10D", 2), (TWO_OF_SPADES, "2S", 1)):
+        for side, p in enumerate(piles):
+            if p >> card & 1:
+                out.append((name, side, pts))
+    for ace in ACE_ORDER:
+        for side, p in enumerate(piles):
+            if p >> ace & 1:
+                out.append((ACE_NAMES[ace], side, 1))
+    if rules.sweeps:
+        for side, k in enumerate(sweeps):
+            if k:
+                out.append(("sweeps", side, k))
+    return out
+
+
+def restricted(rules: Rules, scores: tuple) -> dict[int, int]:
+    """V-dom-end: side -> points short of the target, for sides under endgame restrictions.
+    None apply once any side has reached the target (tie-break hands are unrestricted)."""
+    if not rules.dom_end or max(scores) >= rules.target:
+        return {}
+    low = 5 if rules.soto else 3
+    return {side: rules.target - s for side, s in enumerate(scores)
+            if 1 <= rules.target - s <= low}
+
+
+def criteria(rules: Rules, short: int) -> tuple[str, ...]:
+    if short == 1 and rules.twenty_by_two_spades:
+        return ("2S",)
+    return CRITERIA[short]
+
+
+def certain(rules: Rules, item: str, side: int, piles: tuple, in_play: int,
+            spades_in_play: int) -> bool:
+    """True once ``side`` is sure of ``item`` whatever happens in the rest of the hand."""
+    if item == "10D":
+        return bool(piles[side] >> TEN_OF_DIAMONDS & 1)
+    if item == "2S":
+        return bool(piles[side] >> TWO_OF_SPADES & 1)
+    if item == "cards":
+        counts = [p.bit_count() for p in piles]
+        left = in_play - sum(counts)
+    else:
+        spade = rules.deck.suit_mask[SPADE]
+        counts = [(p & spade).bit_count() for p in piles]
+        left = spades_in_play - sum(counts)
+    mine = counts[side]
+    return all(mine > c + left for s, c in enumerate(counts) if s != side)
+
+
+def finish_hand(rules: Rules, start: tuple, piles: tuple, sweeps: tuple,
+                met: tuple) -> tuple[tuple, int | None]:
+    """Points each side adds for the hand and the winning side, or None to play on."""
+    aw = awards(rules, piles, sweeps)
+    n = rules.sides
+    limits = restricted(rules, start)
+    points = [0] * n
+    instant = []
+    counted = []
+    for side in range(n):
+        mine = [a for a in aw if a[1] == side]
+        if side in limits:
+            need = criteria(rules, limits[side])
+            got = [a for a in mine if a[0] in need]
+            if len(got) == len(need):
+                instant.append(side)
+            elif limits[side] <= 3:
+                got = []  # V-dom-end: a restricted side that misses its criterion scores nothing
+            mine = got
+        points[side] = sum(a[2] for a in mine)
+        counted.extend(mine)
+    if instant:
+        first = [s for s in met if s in instant]
+        return tuple(points), (first[0] if first else instant[0])
+    counted.sort(key=aw.index)
+    return tuple(points), decide(rules, start, points, counted)
+
+
+def decide(rules: Rules, start: tuple, points: list[int], counted: list) -> int | None:
+    """C-game (higher total wins, a tie plays on) or V-countout when several reach the target."""
+    target = rules.target
+    totals = [s + p for s, p in zip(start, points)]
+    reached = [s for s, t in enumerate(totals) if t >= target]
+    if len(reached) <= 1:
+        return reached[0] if reached else None
+    if rules.countout and max(start) < target:
+        run = list(start)
+        for item, side, pts in counted:
+            if item == "sweeps":
+                continue
+            run[side] += pts
+            if run[side] >= target:
+                return side
+        swept = {s: sum(p for it, sd, p in counted if it == "sweeps" and sd == s) for s in reached}
+        best = max(swept.values())
+        tops = [s for s in reached if swept[s] == best]
+        return tops[0] if len(tops) == 1 else None
+    best = max(totals)
+    tops = [s for s, t in enumerate(totals) if t == best]
+    return tops[0] if len(tops) == 1 else None

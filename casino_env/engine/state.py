@@ -1,0 +1,392 @@
+"""The game state: who holds what, the table, the stock, piles and scores, and its JSON spec.
+
+A ``State`` is never changed after it is made: ``apply_move`` builds a new one. Cards are
+int bitmasks inside (see ``cards``); the spec (``to_spec``/``from_spec``) uses notation strings.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from .cards import Deck, bit_list
+from .rules import Rules, make_rules
+from .sets import partitions
+
+
+class Build(NamedTuple):
+    """A build on the table: its value, its cards (mask), its owning seat, single or multiple."""
+
+    value: int
+    cards: int
+    owner: int
+    multiple: bool
+
+
+class Sides(tuple):
+    """Per-side numbers; a tuple that also compares equal to a list of the same numbers."""
+
+    __slots__ = ()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, list):
+            other = tuple(other)
+        return tuple.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    __hash__ = tuple.__hash__
+
+
+SPEC_KEYS = ("variant", "rules", "players", "partnerships", "dealer", "current", "hands",
+             "table", "stock", "piles", "sweeps", "scores", "last_capturer", "seed",
+             "hand_points", "met", "proven")
+REQUIRED_KEYS = ("variant", "players", "hands")
+
+
+class State:
+    """One moment of a game. Read it; never assign to it (``apply_move`` returns a new one).
+
+    Public: ``current`` (seat to move), ``scores`` (cumulative per side), ``hand_points``
+    (per side, last completed hand, or None), ``game_over``, ``winner`` (side or None),
+    ``rules``, ``dealer``; cards through ``hand(seat)``, ``table()``, ``pile(side)``.
+    """
+
+    __slots__ = ("rules", "dealer", "current", "hands", "loose", "builds", "stock", "piles",
+                 "sweeps", "scores", "hand_points", "last_capturer", "seed", "game_over",
+                 "winner", "met", "proven", "_moves", "_index")
+
+    rules: Rules
+    dealer: int
+    current: int
+    hands: tuple  # mask per seat
+    loose: int  # mask of loose table cards
+    builds: tuple  # Build, sorted by value
+    stock: tuple  # card ids, top first
+    piles: tuple  # mask per side
+    sweeps: tuple  # uncancelled sweeps per side
+    scores: Sides  # cumulative per side (start of this hand while it is being played)
+    hand_points: Sides | None
+    last_capturer: int | None
+    seed: int | None  # seed of the next shuffle
+    game_over: bool
+    winner: int | None
+    met: tuple  # V-dom-end: sides in the order their criterion became certain this hand
+    proven: tuple  # V-partner-build: per seat, bitmask of values public play proves it holds
+
+    def _copy(self) -> State:
+        """A fresh copy for the engine to fill in (states handed out are never changed)."""
+        new = State.__new__(State)
+        for name in _FIELDS:
+            setattr(new, name, getattr(self, name))
+        new._moves = None
+        new._index = None
+        return new
+
+    # -- reading -------------------------------------------------------------------------
+    @property
+    def deck(self) -> Deck:
+        return self.rules.deck
+
+    @property
+    def variant(self) -> str:
+        return self.rules.variant
+
+    @property
+    def players(self) -> int:
+        return self.rules.players
+
+    @property
+    def partnerships(self) -> bool:
+        return self.rules.partnerships
+
+    @property
+    def sides(self) -> int:
+        return self.rules.sides
+
+    def side_of(self, seat: int) -> int:
+        return self.rules.side(seat)
+
+    def hand(self, seat: int) -> list[str]:
+        return self.deck.strs(self.hands[seat])
+
+    def pile(self, side: int) -> list[str]:
+        return self.deck.strs(self.piles[side])
+
+    def table(self) -> list:
+        """Loose cards as strings, then builds as dicts (the spec's ``table``)."""
+        d = self.deck
+        out: list = d.strs(self.loose)
+        out.extend({"cards": d.strs(b.cards), "value": b.value, "owner": b.owner,
+                    "multiple": b.multiple} for b in self.builds)
+        return out
+
+    @property
+    def last_deal(self) -> bool:
+        """True when the stock is empty: the cards in hand are the hand's last (public)."""
+        return not self.stock
+
+    def table_mask(self) -> int:
+        m = self.loose
+        for b in self.builds:
+            m |= b.cards
+        return m
+
+    # -- spec ----------------------------------------------------------------------------
+    def to_spec(self) -> dict:
+        """JSON-serialisable dict that ``State.from_spec`` turns back into this state."""
+        d = self.deck
+        r = self.rules
+        scores = self.scores
+        if self.game_over and self.hand_points is not None:
+            # The spec's scores are those at the start of the hand; from_spec rescores it.
+            scores = tuple(s - p for s, p in zip(self.scores, self.hand_points))
+        spec = {
+            "variant": r.variant,
+            "rules": r.switches(),
+            "players": r.players,
+            "partnerships": r.partnerships,
+            "dealer": self.dealer,
+            "current": self.current,
+            "hands": [d.strs(h) for h in self.hands],
+            "table": self.table(),
+            "stock": [d.names[i] for i in self.stock],
+            "piles": [d.strs(p) for p in self.piles],
+            "sweeps": list(self.sweeps),
+            "scores": list(scores),
+            "last_capturer": self.last_capturer,
+            "seed": self.seed,
+        }
+        if self.hand_points is not None:
+            spec["hand_points"] = list(self.hand_points)
+        if r.dom_end:
+            spec["met"] = list(self.met)
+        if r.partner_build:
+            spec["proven"] = [[v for v in range(1, 15) if p >> v & 1] for p in self.proven]
+        return spec
+
+    @classmethod
+    def from_spec(cls, spec: dict) -> State:
+        """A state from a JSON-like dict; a malformed spec raises ValueError naming the field."""
+        from .play import settle  # dealing/scoring when every hand is empty
+
+        return settle(_parse_spec(spec))
+
+    # -- comparison and display ----------------------------------------------------------
+    def _key(self) -> tuple:
+        return (self.rules, self.dealer, self.current, self.hands, self.loose, self.builds,
+                self.stock, self.piles, self.sweeps, tuple(self.scores),
+                None if self.hand_points is None else tuple(self.hand_points),
+                self.last_capturer, self.seed, self.game_over, self.winner, self.met,
+                self.proven)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, State) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return (f"<State {self.rules.variant} {self.rules.players}p current={self.current} "
+                f"scores={list(self.scores)} game_over={self.game_over}>")
+
+    def __str__(self) -> str:
+        from .text import describe_state
+
+        return describe_state(self)
+
+
+_FIELDS = State.__slots__[:-2]
+
+
+# -- spec parsing ---------------------------------------------------------------------------
+
+def _seat(value: object, n: int, field: str, allow_none: bool = False) -> int | None:
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < n:
+        raise ValueError(f"{field}: must be a seat 0..{n - 1}{' or null' if allow_none else ''}"
+                         f", got {value!r}")
+    return value
+
+
+def _int_list(value: object, n: int, field: str, what: str = "number") -> tuple:
+    if not isinstance(value, (list, tuple)) or len(value) != n:
+        raise ValueError(f"{field}: must be a list of {n} {what}s (one per side), got {value!r}")
+    for x in value:
+        if isinstance(x, bool) or not isinstance(x, int):
+            raise ValueError(f"{field}: every entry must be an int, got {x!r}")
+    return tuple(value)
+
+
+class _Cards:
+    """Parses card lists and catches a card named twice anywhere in the spec."""
+
+    def __init__(self, deck: Deck) -> None:
+        self.deck = deck
+        self.where: dict[int, str] = {}
+
+    def one(self, text: object, field: str) -> int:
+        try:
+            cid = self.deck.parse(text)  # type: ignore[arg-type]
+        except ValueError as e:
+            raise ValueError(f"{field}: {e}") from None
+        if cid in self.where:
+            raise ValueError(f"{field}: duplicate card {self.deck.names[cid]} "
+                             f"(also in {self.where[cid]})")
+        self.where[cid] = field
+        return cid
+
+    def mask(self, texts: object, field: str) -> int:
+        if not isinstance(texts, (list, tuple)):
+            raise ValueError(f"{field}: must be a list of cards, got {texts!r}")
+        m = 0
+        for i, t in enumerate(texts):
+            m |= 1 << self.one(t, f"{field}[{i}]")
+        return m
+
+
+def _parse_spec(spec: object) -> State:
+    if not isinstance(spec, dict):
+        raise ValueError(f"spec: must be a dict, got {type(spec).__name__}")
+    for k in spec:
+        if k not in SPEC_KEYS:
+            raise ValueError(f"spec: unknown key {k!r} (known: {', '.join(SPEC_KEYS)})")
+    for k in REQUIRED_KEYS:
+        if k not in spec:
+            raise ValueError(f"{k}: missing (a spec needs {', '.join(REQUIRED_KEYS)})")
+    switches = spec.get("rules") or {}
+    if not isinstance(switches, dict):
+        raise ValueError(f"rules: must be a dict of rule switches, got {switches!r}")
+    rules = make_rules(spec["variant"], spec["players"], spec.get("partnerships"), switches,
+                       where="rules" if switches else "spec")
+    n, sides, deck = rules.players, rules.sides, rules.deck
+    cards = _Cards(deck)
+
+    hands_spec = spec["hands"]
+    if not isinstance(hands_spec, (list, tuple)) or len(hands_spec) != n:
+        raise ValueError(f"hands: must be a list of {n} hands (one per seat), got {hands_spec!r}")
+    hands = tuple(cards.mask(h, f"hands[{i}]") for i, h in enumerate(hands_spec))
+
+    loose = 0
+    builds: list[Build] = []
+    table_spec = spec.get("table", [])
+    if not isinstance(table_spec, (list, tuple)):
+        raise ValueError(f"table: must be a list of cards and builds, got {table_spec!r}")
+    for i, item in enumerate(table_spec):
+        if isinstance(item, dict):
+            builds.append(_parse_build(item, f"table[{i}]", rules, cards))
+        else:
+            loose |= 1 << cards.one(item, f"table[{i}]")
+    builds.sort()
+    for a, b in zip(builds, builds[1:]):
+        if a.value == b.value:
+            raise ValueError(f"table: two builds of value {a.value} (C-one-per-value: at most "
+                             "one build of each value)")
+
+    stock_spec = spec.get("stock", [])
+    if not isinstance(stock_spec, (list, tuple)):
+        raise ValueError(f"stock: must be a list of cards (top first), got {stock_spec!r}")
+    stock = tuple(cards.one(t, f"stock[{i}]") for i, t in enumerate(stock_spec))
+
+    piles_spec = spec.get("piles", [[] for _ in range(sides)])
+    if not isinstance(piles_spec, (list, tuple)) or len(piles_spec) != sides:
+        raise ValueError(f"piles: must be a list of {sides} piles (one per side), "
+                         f"got {piles_spec!r}")
+    piles = tuple(cards.mask(p, f"piles[{i}]") for i, p in enumerate(piles_spec))
+
+    sweeps = _int_list(spec.get("sweeps", [0] * sides), sides, "sweeps")
+    if any(x < 0 for x in sweeps):
+        raise ValueError(f"sweeps: counts cannot be negative, got {list(sweeps)}")
+    if any(sweeps) and not rules.sweeps:
+        raise ValueError("sweeps: this game does not score sweeps (rule switch 'sweeps' is off)")
+    scores = _int_list(spec.get("scores", [0] * sides), sides, "scores")
+    hp = spec.get("hand_points")
+    hand_points = None if hp is None else Sides(_int_list(hp, sides, "hand_points"))
+
+    dealer = _seat(spec.get("dealer", n - 1), n, "dealer")
+    current = _seat(spec.get("current", (dealer + 1) % n), n, "current")
+    last_capturer = _seat(spec.get("last_capturer"), n, "last_capturer", allow_none=True)
+    seed = spec.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise ValueError(f"seed: must be an int or null, got {seed!r}")
+    if any(hands) and not hands[current]:
+        raise ValueError(f"current: seat {current} holds no cards while others do")
+
+    met_spec = spec.get("met", [])
+    if not isinstance(met_spec, (list, tuple)):
+        raise ValueError(f"met: must be a list of sides, got {met_spec!r}")
+    met = tuple(_seat(s, sides, "met") for s in met_spec)
+    proven_spec = spec.get("proven", [[] for _ in range(n)])
+    if not isinstance(proven_spec, (list, tuple)) or len(proven_spec) != n:
+        raise ValueError(f"proven: must be a list of {n} lists of values")
+    proven = []
+    for i, vals in enumerate(proven_spec):
+        m = 0
+        for v in vals if isinstance(vals, (list, tuple)) else [None]:
+            if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 14:
+                raise ValueError(f"proven[{i}]: values must be ints 1..14, got {vals!r}")
+            m |= 1 << v
+        proven.append(m)
+
+    st = State.__new__(State)
+    for name, value in (("rules", rules), ("dealer", dealer), ("current", current),
+                        ("hands", hands), ("loose", loose), ("builds", tuple(builds)),
+                        ("stock", stock), ("piles", piles), ("sweeps", sweeps),
+                        ("scores", Sides(scores)), ("hand_points", hand_points),
+                        ("last_capturer", last_capturer), ("seed", seed), ("game_over", False),
+                        ("winner", None), ("met", met), ("proven", tuple(proven)),
+                        ("_moves", None), ("_index", None)):
+        setattr(st, name, value)
+    for b in st.builds:
+        _check_owner_holds(st, b)
+    return st
+
+
+def _parse_build(item: dict, field: str, rules: Rules, cards: _Cards) -> Build:
+    known = ("cards", "value", "owner", "multiple")
+    for k in item:
+        if k not in known:
+            raise ValueError(f"{field}: unknown build key {k!r} (known: {', '.join(known)})")
+    for k in ("cards", "value", "owner"):
+        if k not in item:
+            raise ValueError(f"{field}: a build needs {k!r}")
+    if not rules.building:
+        raise ValueError(f"{field}: {rules.variant!r} has no building")
+    mask = cards.mask(item["cards"], f"{field}.cards")
+    value = item["value"]
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= rules.max_value:
+        raise ValueError(f"{field}.value: must be an int 1..{rules.max_value} "
+                         f"(C-one-per-value), got {value!r}")
+    owner = _seat(item["owner"], rules.players, f"{field}.owner")
+    ids = bit_list(mask)
+    if len(ids) < 2:
+        raise ValueError(f"{field}.cards: a build holds at least two cards (C-build)")
+    vals = [rules.values[i] for i in ids]
+    if None in vals:
+        raise ValueError(f"{field}.cards: {rules.deck.names[ids[vals.index(None)]]} cannot be in "
+                         "a build (C-face: J Q K have no value in classic Casino)")
+    single = sum(vals) == value
+    full = (1 << len(ids)) - 1
+    multiple_ok = full in partitions(tuple(vals), value, rules.royal and value == 14) and not single
+    multiple = item.get("multiple")
+    if multiple is None:
+        multiple = not single
+    if not isinstance(multiple, bool):
+        raise ValueError(f"{field}.multiple: must be true or false, got {multiple!r}")
+    if multiple and not multiple_ok:
+        raise ValueError(f"{field}: impossible build: {'+'.join(rules.deck.strs(mask))} cannot be "
+                         f"split into sets of {value} (C-build)")
+    if not multiple and not single:
+        raise ValueError(f"{field}: impossible build: {'+'.join(rules.deck.strs(mask))} does not "
+                         f"sum to {value} (a single build's value is its sum, C-build)")
+    return Build(value, mask, owner, multiple)
+
+
+def _check_owner_holds(st: State, b: Build) -> None:
+    from .moves import backs
+
+    owned = [x.value for x in st.builds if x.owner == b.owner]
+    if not backs(st.rules, st.hands[b.owner], owned):
+        raise ValueError(f"table: seat {b.owner} owns a build of {b.value} but does not hold a "
+                         f"card to capture it (C-build-keep)")

@@ -1,0 +1,37 @@
+"""Plain-text pictures of a state, for the demo, ``print(state)`` and the env's ansi render."""
+
+from __future__ import annotations
+
+
+def describe_state(st, viewer: int | None = None) -> str:
+    """A few lines: scores, the table with builds (value, owner), hands, piles, stock.
+
+    With ``viewer`` set, other seats' hands show only how many cards they hold.
+    """
+    r = st.rules
+    d = r.deck
+    lines = [f"{r.variant} · {r.players} players"
+             + (" (partners 0+2 v 1+3)" if r.partnerships else "")
+             + f" · dealer {st.dealer} · stock {len(st.stock)}"
+             + (" · last deal" if not st.stock else "")]
+    lines.append("scores " + "  ".join(f"side {i}: {s}" for i, s in enumerate(st.scores))
+                 + (f"  (last hand {list(st.hand_points)})" if st.hand_points is not None else ""))
+    table = d.strs(st.loose)
+    for b in st.builds:
+        kind = "multiple" if b.multiple else "single"
+        table.append(f"[{'+'.join(d.strs(b.cards))} = {b.value} {kind}, seat {b.owner}]")
+    lines.append("table  " + (" ".join(table) if table else "(empty)"))
+    for seat in range(r.players):
+        mark = ">" if seat == st.current and not st.game_over else " "
+        if viewer is None or viewer == seat:
+            cards = " ".join(d.strs(st.hands[seat])) or "-"
+        else:
+            cards = f"{st.hands[seat].bit_count()} cards"
+        lines.append(f"{mark} seat {seat}: {cards}")
+    piles = "  ".join(f"side {i}: {p.bit_count()} cards"
+                      + (f", {st.sweeps[i]} sweeps" if r.sweeps else "")
+                      for i, p in enumerate(st.piles))
+    lines.append("piles  " + piles)
+    if st.game_over:
+        lines.append(f"game over: side {st.winner} wins")
+    return "\n".join(lines)
