@@ -1,0 +1,322 @@
+"""PettingZoo AEC environment for every preset of the rules engine.
+
+The layer only encodes and decodes: the engine (``casino_env.engine``) decides legality and
+outcomes. See docs/environment.md for the action ids, observation layout and rewards.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .encoding import (
+    N_COMPOSE_ACTIONS,
+    N_FEATURES,
+    Composer,
+    Layout,
+    describe_compose_action,
+    move_features,
+    move_tokens,
+    overflow_order,
+)
+from .engine import Move, State, legal_moves, new_game
+from .engine.play import play
+from .engine.rules import make_rules
+from .engine.text import describe_state
+
+ACTION_MODES = ("compose", "enumerate")
+EPISODES = ("hand", "game")
+REWARDS = ("points", "win")
+DEFAULT_MAX_MOVES = 128
+
+
+def env(**kwargs) -> AECEnv:
+    """The environment with PettingZoo classic's wrappers: an illegal (masked-out) action ends
+    the episode with reward -1 for the agent that took it and 0 for the others."""
+    e = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
+    """Casino-family game as an AEC environment; ``raw_env`` raises ValueError on a
+    masked-out action instead of ending the episode."""
+
+    metadata = {
+        "name": "casino_v0",
+        "render_modes": ["human", "ansi"],
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(self, variant: str = "casino", players: int = 2,
+                 partnerships: bool | None = None, action_mode: str = "compose",
+                 episode: str = "hand", reward: str = "points", render_mode: str | None = None,
+                 auto_forced: bool = False, max_moves: int = DEFAULT_MAX_MOVES,
+                 **switches) -> None:
+        EzPickle.__init__(self, variant, players, partnerships, action_mode, episode, reward,
+                          render_mode, auto_forced, max_moves, **switches)
+        super().__init__()
+        for name, value, allowed in (("action_mode", action_mode, ACTION_MODES),
+                                     ("episode", episode, EPISODES),
+                                     ("reward", reward, REWARDS)):
+            if value not in allowed:
+                raise ValueError(f"{name} must be one of {', '.join(allowed)}, got {value!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or "
+                             f"None, got {render_mode!r}")
+        if isinstance(max_moves, bool) or not isinstance(max_moves, int) or max_moves < 1:
+            raise ValueError(f"max_moves must be a positive int, got {max_moves!r}")
+        self.rules = make_rules(variant, players, partnerships, switches)
+        self.variant = variant
+        self.switches = dict(switches)
+        self.action_mode = action_mode
+        self.episode = episode
+        self.reward_mode = reward
+        self.render_mode = render_mode
+        self.auto_forced = auto_forced
+        self.max_moves = max_moves
+        self.compose = action_mode == "compose"
+        self.layout = Layout(self.rules, self.compose)
+        n = self.rules.players
+        self.possible_agents = [f"player_{i}" for i in range(n)]
+        self.agents = self.possible_agents[:]
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        self.n_actions = N_COMPOSE_ACTIONS if self.compose else max_moves
+        obs_space = {
+            "observation": spaces.Box(0.0, 1.0, (self.layout.size,), np.float32),
+            "action_mask": spaces.Box(0, 1, (self.n_actions,), np.int8),
+        }
+        if not self.compose:
+            obs_space["action_features"] = spaces.Box(0.0, 1.0, (max_moves, N_FEATURES),
+                                                      np.float32)
+        self.observation_spaces = {a: spaces.Dict(obs_space) for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(self.n_actions) for a in self.possible_agents}
+        self._seed_rng = np.random.default_rng()
+        self.state: State | None = None
+
+    # -- PettingZoo API ---------------------------------------------------------------------
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new game. A seed fixes the deal and every later reset that passes none.
+        ``options={"state": State or spec dict}`` starts from that position instead."""
+        if seed is not None:
+            self._seed_rng = np.random.default_rng(seed)
+        game_seed = int(self._seed_rng.integers(2**63))
+        r = self.rules
+        start = (options or {}).get("state")
+        if start is not None:
+            start = start if isinstance(start, State) else State.from_spec(start)
+            if start.rules != r:
+                raise ValueError(f"options['state']: its rules {start.rules} differ from this "
+                                 f"environment's {r}")
+            if start.game_over:
+                raise ValueError("options['state']: the game in this state is over")
+        self.agents = self.possible_agents[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self.state = start if start is not None else new_game(
+            r.variant, r.players, seed=game_seed, partnerships=r.partnerships, **self.switches)
+        self._start_turn()
+        if self.render_mode == "human":
+            self.render()
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        a = int(action)
+        self._clear_rewards()
+        if self.compose:
+            if not (0 <= a < self.n_actions and self._mask[a]):
+                raise ValueError(f"action {a} ({self.describe_action(a)}) is masked out: it "
+                                 "cannot continue any legal move")
+            move = self._composer.push(a)
+            if move is None and self.auto_forced:
+                move = self._auto()
+            if move is None:
+                self._refresh_mask()
+                return
+        else:
+            if not 0 <= a < len(self._moves):
+                raise ValueError(f"action {a} is masked out: there are {len(self._moves)} "
+                                 "legal moves")
+            move = self._moves[a]
+        self._apply(move)
+
+    def observe(self, agent: str) -> dict:
+        seat = self._seat[agent]
+        st = self.state
+        if self._obs_state is not st or self._obs_seat != seat:
+            self.layout.encode(st, seat, self._obs)
+            self._obs_state, self._obs_seat = st, seat
+        obs = self._obs.copy()
+        mine = seat == st.current and not self.terminations.get(agent, True)
+        if self.compose and mine:
+            self.layout.encode_compose(st, self._composer.prefix, obs)
+        out = {"observation": obs,
+               "action_mask": self._mask.copy() if mine else np.zeros(self.n_actions, np.int8)}
+        if not self.compose:
+            out["action_features"] = (self._features.copy() if mine else
+                                      np.zeros((self.max_moves, N_FEATURES), np.float32))
+        return out
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("You are calling render method without specifying any "
+                                  "render mode.")
+            return None
+        text = describe_state(self.state)
+        if self.compose and not self.state.game_over and self._composer.prefix:
+            text += "\ncomposing: " + ", ".join(self.describe_action(t)
+                                                  for t in self._composer.prefix)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    # -- helpers for notebooks and debugging ----------------------------------------------
+    def legal_moves(self) -> list[Move]:
+        """The engine's legal moves for the agent to move."""
+        return legal_moves(self.state)
+
+    def describe_action(self, a: int) -> str:
+        """What action id ``a`` means now (compose ids are fixed; enumerate ids index moves)."""
+        if self.compose:
+            return describe_compose_action(int(a), self.rules.deck)
+        if 0 <= a < len(self._moves):
+            return str(self._moves[a])
+        if 0 <= a < self.n_actions:
+            return f"move #{a} (none: only {len(self._moves)} legal moves)"
+        raise ValueError(f"action {a} is outside 0..{self.n_actions - 1}")
+
+    def action_for(self, move: Move | str) -> list[int] | int:
+        """The action(s) that make ``move``: its compose sequence from the start of the turn,
+        or its enumerate index."""
+        if isinstance(move, str):
+            from .engine import parse_move
+
+            move = parse_move(move, self.state)
+        for i, m in enumerate(self._all_moves):
+            if m == move or (m.kind == move.kind == "capture" and m.played_mask ==
+                             move.played_mask and m.taken_mask == move.taken_mask):
+                if self.compose:
+                    return list(move_tokens(self.state, m))
+                if m in self._moves:
+                    return self._moves.index(m)
+                raise ValueError(f"{m} is beyond the first {self.max_moves} moves (overflow)")
+        raise ValueError(f"{move} is not a legal move here")
+
+    # -- internals ----------------------------------------------------------------------------
+    def _start_turn(self) -> None:
+        """Prepare masks (and compose state) for the seat to move in ``self.state``."""
+        st = self.state
+        self.agent_selection = self.possible_agents[st.current]
+        self._obs = np.zeros(self.layout.size, np.float32)
+        self._obs_state = self._obs_seat = None
+        moves = legal_moves(st)
+        self._all_moves = moves
+        if self.compose:
+            self._composer = Composer(moves, [move_tokens(st, m) for m in moves])
+            if self.auto_forced:
+                move = self._auto()
+                if move is not None:
+                    self._apply(move)
+                    return
+            self._refresh_mask()
+        else:
+            if len(moves) > self.max_moves:
+                self.infos[self.agent_selection]["overflow"] = len(moves)
+                moves = overflow_order(moves)[:self.max_moves]
+            self._moves = moves
+            mask = np.zeros(self.n_actions, np.int8)
+            mask[:len(moves)] = 1
+            self._mask = mask
+            feats = np.zeros((self.max_moves, N_FEATURES), np.float32)
+            for i, m in enumerate(moves):
+                move_features(m, feats[i])
+            self._features = feats
+
+    def _refresh_mask(self) -> None:
+        mask = np.zeros(self.n_actions, np.int8)
+        mask[list(self._composer.options())] = 1
+        self._mask = mask
+
+    def _auto(self) -> Move | None:
+        """auto_forced: take sub-actions while exactly one is possible."""
+        comp = self._composer
+        while True:
+            opts = comp.options()
+            if len(opts) != 1:
+                return None
+            move = comp.push(next(iter(opts)))
+            if move is not None:
+                return move
+
+    def _apply(self, move: Move) -> None:
+        before = self.state
+        st = play(before, move)
+        self.state = st
+        hand_over = st.hand_points is not before.hand_points
+        done = st.game_over or (hand_over and self.episode == "hand")
+        if hand_over and self.reward_mode == "points":
+            self._reward_sides(self._points_rewards(st.hand_points))
+        if done:
+            if self.reward_mode == "win":
+                self._reward_sides(self._win_rewards(st))
+            self.terminations = dict.fromkeys(self.agents, True)
+            self._accumulate_rewards()
+            self.agent_selection = self.possible_agents[before.current]
+            self._mask = np.zeros(self.n_actions, np.int8)
+            self._obs_state = None
+            if self.render_mode == "human":
+                self.render()
+            return
+        self._accumulate_rewards()
+        self.infos = {a: {} for a in self.agents}
+        self._start_turn()
+        if self.render_mode == "human":
+            self.render()
+
+    def _reward_sides(self, per_side: list[float]) -> None:
+        r = self.rules
+        for a in self.agents:
+            self.rewards[a] += per_side[r.side(self._seat[a])]
+
+    def _points_rewards(self, points) -> list[float]:
+        """Each side's hand points minus the mean of the other sides' (zero-sum)."""
+        s = len(points)
+        total = sum(points)
+        return [p - (total - p) / (s - 1) for p in points]
+
+    def _win_rewards(self, st: State) -> list[float]:
+        """+1 to the winning side and -1/(sides-1) to each other side; 0 to all on a draw.
+        A one-hand episode is won by the side with strictly the most points that hand."""
+        s = self.rules.sides
+        winner = st.winner
+        if winner is None and st.hand_points is not None:
+            pts = list(st.hand_points)
+            best = max(pts)
+            winner = pts.index(best) if pts.count(best) == 1 else None
+        if winner is None:
+            return [0.0] * s
+        return [1.0 if i == winner else -1.0 / (s - 1) for i in range(s)]

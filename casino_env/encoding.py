@@ -1,0 +1,251 @@
+"""What an agent sees and how its actions are numbered: observation layout and action ids.
+
+Only public information and the observer's own hand are encoded (captured cards were seen by
+all). Every card set is a 52-slot multi-hot over card ids (Rook decks use the first 40).
+Seats and sides are relative to the observer: slot 0 is the observer (or their side).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .engine.cards import bit_list
+from .engine.rules import PRESETS, SWITCH_TYPES
+from .engine.state import State
+
+N_CARDS = 52
+MAX_VALUE = 14
+
+# -- compose-mode action ids (fixed: an id always means the same thing) --------------------
+PLAY = 0  # PLAY + c: play hand card c
+SELECT = PLAY + N_CARDS  # SELECT + c: select table card c (a build by its lowest card)
+TRAIL = SELECT + N_CARDS
+CAPTURE = TRAIL + 1
+BUILD = CAPTURE + 1
+VALUE = BUILD + 1  # VALUE + v - 1: declare build value v (1..14)
+FINISH = VALUE + MAX_VALUE
+FINISH_PARTNER = FINISH + 1  # finish a build made for partner (V-partner-build)
+N_COMPOSE_ACTIONS = FINISH_PARTNER + 1
+KIND_TOKEN = {"trail": TRAIL, "capture": CAPTURE, "build": BUILD}
+KINDS = ("trail", "capture", "build")
+
+BOOL_SWITCHES = tuple(k for k, t in SWITCH_TYPES.items() if t is bool)
+VARIANTS = tuple(PRESETS)
+
+_BYTES = (N_CARDS + 7) // 8
+
+
+def card_bits(mask: int) -> np.ndarray:
+    """52 uint8 0/1 flags of a card mask."""
+    return np.unpackbits(np.frombuffer(mask.to_bytes(_BYTES, "little"), np.uint8),
+                         bitorder="little")[:N_CARDS]
+
+
+def describe_compose_action(a: int, deck=None) -> str:
+    """Readable meaning of a compose-mode action id."""
+    names = deck.names if deck is not None else None
+
+    def card(c: int) -> str:
+        return names[c] if names is not None and c < len(names) else f"card#{c}"
+
+    if not 0 <= a < N_COMPOSE_ACTIONS:
+        raise ValueError(f"action {a} is outside 0..{N_COMPOSE_ACTIONS - 1}")
+    if a < SELECT:
+        return f"play {card(a - PLAY)}"
+    if a < TRAIL:
+        return f"select {card(a - SELECT)}"
+    if a in (TRAIL, CAPTURE, BUILD):
+        return KINDS[a - TRAIL]
+    if a < FINISH:
+        return f"value {a - VALUE + 1}"
+    return "finish" if a == FINISH else "finish for partner"
+
+
+def move_tokens(st: State, m) -> tuple[int, ...]:
+    """The canonical compose sequence of a legal move: play card(s) in id order, the kind, a
+    build's value, the table items taken in id order (a build by its lowest card), finish."""
+    toks = [PLAY + c for c in bit_list(m.played_mask)]
+    toks.append(KIND_TOKEN[m.kind])
+    if m.kind == "trail":
+        return tuple(toks)
+    if m.kind == "build":
+        toks.append(VALUE + m.value - 1)
+    tm = m.taken_mask
+    items = bit_list(tm & st.loose)
+    for b in st.builds:
+        if b.cards & tm:
+            items.append((b.cards & -b.cards).bit_length() - 1)
+    items.sort()
+    toks.extend(SELECT + i for i in items)
+    toks.append(FINISH_PARTNER if m.for_partner else FINISH)
+    return tuple(toks)
+
+
+class Composer:
+    """Narrows the legal moves one sub-action at a time (compose mode)."""
+
+    __slots__ = ("moves", "seqs", "cands", "prefix")
+
+    def __init__(self, moves: list, seqs: list[tuple[int, ...]]) -> None:
+        self.moves = moves
+        self.seqs = seqs
+        self.cands = list(range(len(moves)))
+        self.prefix: list[int] = []
+
+    def options(self) -> set[int]:
+        d = len(self.prefix)
+        seqs = self.seqs
+        return {seqs[i][d] for i in self.cands}
+
+    def push(self, token: int):
+        """Take a sub-action; returns the completed Move, or None while still composing.
+        A token no legal move continues with raises ValueError."""
+        d = len(self.prefix)
+        seqs = self.seqs
+        cands = [i for i in self.cands if seqs[i][d] == token]
+        if not cands:
+            raise ValueError(f"sub-action {token} ({describe_compose_action(token)}) cannot "
+                             "continue any legal move")
+        self.cands = cands
+        self.prefix.append(token)
+        first = cands[0]
+        if len(seqs[first]) == d + 1:
+            return self.moves[first]
+        return None
+
+
+# -- observation layout -------------------------------------------------------------------------
+
+class Layout:
+    """Named segments of the flat observation vector for one (rules, action mode)."""
+
+    def __init__(self, rules, compose: bool) -> None:
+        n, s = rules.players, rules.sides
+        self.rules = rules
+        self.segments: list[tuple[str, int, int, str]] = []
+        add = self._add
+        add("hand", N_CARDS, "own hand (card ids)")
+        add("loose", N_CARDS, "loose table cards")
+        add("builds", MAX_VALUE * N_CARDS, "row v-1: cards of the build of value v")
+        add("build_multiple", MAX_VALUE, "build of value v is multiple")
+        add("build_owner", MAX_VALUE * n, "row v-1: owner of the build of value v, "
+            "relative seat one-hot (0 = me)")
+        add("piles", s * N_CARDS, "row k: cards captured by side (my side + k)")
+        add("known_hands", (n - 1) * N_CARDS, "row k: cards of seat (me + k + 1) I can see "
+            "(exposed hands; zero otherwise)")
+        add("hand_sizes", n, "cards in hand per relative seat / 8")
+        add("stock", 1, "cards left in the stock / 52")
+        add("last_deal", 1, "1 when the stock is empty (the last deal is in hand)")
+        add("dealer", n, "dealer, relative seat one-hot")
+        add("to_move", n, "seat to move, relative seat one-hot")
+        add("sweeps", s, "uncancelled sweeps per relative side / 10 (clipped)")
+        add("scores", s, "scores per relative side / target (clipped to 0..1)")
+        add("proven", n * MAX_VALUE, "row k: values seat (me + k) provably holds "
+            "(V-partner-build)")
+        add("variant", len(VARIANTS), "preset one-hot: " + ", ".join(VARIANTS))
+        add("switches", len(BOOL_SWITCHES), "rule switches in force: "
+            + ", ".join(BOOL_SWITCHES))
+        add("target", 1, "target / 100 (clipped)")
+        self.compose = compose
+        if compose:
+            add("c_played", N_CARDS, "compose: hand cards played so far this move")
+            add("c_kind", 3, "compose: kind chosen (trail, capture, build)")
+            add("c_value", MAX_VALUE, "compose: build value declared")
+            add("c_selected", N_CARDS, "compose: table cards selected so far")
+        self.size = sum(seg[2] for seg in self.segments)
+        self.offset = {name: start for name, start, _, _ in self.segments}
+        static = np.zeros(len(VARIANTS) + len(BOOL_SWITCHES) + 1, np.float32)
+        static[VARIANTS.index(rules.variant)] = 1
+        for i, k in enumerate(BOOL_SWITCHES):
+            static[len(VARIANTS) + i] = float(getattr(rules, k, False))
+        static[-1] = min(rules.target / 100, 1.0)
+        self.static = static
+
+    def _add(self, name: str, size: int, doc: str) -> None:
+        start = self.segments[-1][1] + self.segments[-1][2] if self.segments else 0
+        self.segments.append((name, start, size, doc))
+
+    def encode(self, st: State, seat: int, out: np.ndarray) -> None:
+        """Write everything ``seat`` may know of ``st`` into ``out`` (compose part zeroed)."""
+        r = st.rules
+        n, s = r.players, r.sides
+        o = self.offset
+        out.fill(0)
+        out[o["hand"]:o["hand"] + N_CARDS] = card_bits(st.hands[seat])
+        out[o["loose"]:o["loose"] + N_CARDS] = card_bits(st.loose)
+        ob, om, oo = o["builds"], o["build_multiple"], o["build_owner"]
+        for b in st.builds:
+            row = b.value - 1
+            out[ob + row * N_CARDS:ob + (row + 1) * N_CARDS] = card_bits(b.cards)
+            out[om + row] = b.multiple
+            out[oo + row * n + (b.owner - seat) % n] = 1
+        my_side = r.side(seat)
+        op = o["piles"]
+        for side in range(s):
+            k = (side - my_side) % s
+            out[op + k * N_CARDS:op + (k + 1) * N_CARDS] = card_bits(st.piles[side])
+        oh = o["hand_sizes"]
+        for other in range(n):
+            out[oh + (other - seat) % n] = st.hands[other].bit_count() / 8
+        out[o["stock"]] = len(st.stock) / 52
+        out[o["last_deal"]] = not st.stock
+        out[o["dealer"] + (st.dealer - seat) % n] = 1
+        out[o["to_move"] + (st.current - seat) % n] = 1
+        osw, osc = o["sweeps"], o["scores"]
+        for side in range(s):
+            k = (side - my_side) % s
+            out[osw + k] = min(st.sweeps[side], 10) / 10
+            out[osc + k] = min(max(st.scores[side] / r.target, 0.0), 1.0)
+        if r.partner_build:
+            opv = o["proven"]
+            for other in range(n):
+                p = st.proven[other]
+                for v in range(1, MAX_VALUE + 1):
+                    if p >> v & 1:
+                        out[opv + ((other - seat) % n) * MAX_VALUE + v - 1] = 1
+        ov = o["variant"]
+        out[ov:ov + len(self.static)] = self.static
+
+    def encode_compose(self, st: State, prefix: list[int], out: np.ndarray) -> None:
+        """Write the move composed so far into the compose segments of ``out``."""
+        o = self.offset
+        op, ok, ovl, osl = o["c_played"], o["c_kind"], o["c_value"], o["c_selected"]
+        out[op:osl + N_CARDS] = 0
+        for t in prefix:
+            if t < SELECT:
+                out[op + t - PLAY] = 1
+            elif t < TRAIL:
+                c = t - SELECT
+                cards = 1 << c
+                for b in st.builds:
+                    if b.cards >> c & 1:
+                        cards = b.cards
+                for i in bit_list(cards):
+                    out[osl + i] = 1
+            elif t <= BUILD:
+                out[ok + t - TRAIL] = 1
+            elif t < FINISH:
+                out[ovl + t - VALUE] = 1
+
+
+# -- enumerate-mode action features ---------------------------------------------------------
+
+FEATURES = (("played", N_CARDS), ("taken", N_CARDS), ("kind", 3), ("value", MAX_VALUE + 1),
+            ("for_partner", 1))
+N_FEATURES = sum(size for _, size in FEATURES)
+
+
+def move_features(m, out: np.ndarray) -> None:
+    """One row of ``action_features``: played and taken cards, kind, value (0 = none), partner."""
+    out[0:N_CARDS] = card_bits(m.played_mask)
+    out[N_CARDS:2 * N_CARDS] = card_bits(m.taken_mask)
+    out[2 * N_CARDS + KINDS.index(m.kind)] = 1
+    out[2 * N_CARDS + 3 + (m.value or 0)] = 1
+    out[-1] = m.for_partner
+
+
+def overflow_order(moves: list) -> list:
+    """Deterministic priority when a state has more legal moves than K: trails, then builds,
+    then captures taking the most cards first; ties keep the canonical order."""
+    rank = {"trail": 0, "build": 1, "capture": 2}
+    return sorted(moves, key=lambda m: (rank[m.kind], -m.taken_mask.bit_count()))
