@@ -10,7 +10,6 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from .encoding import (
     N_COMPOSE_ACTIONS,
@@ -26,6 +25,7 @@ from .engine import Move, State, legal_moves, new_game
 from .engine.play import play
 from .engine.rules import make_rules
 from .engine.text import describe_state
+from .wrappers import AssertOutOfBoundsWrapper, OrderEnforcingWrapper, TerminateIllegalWrapper
 
 ACTION_MODES = ("compose", "enumerate")
 EPISODES = ("hand", "game")
@@ -37,9 +37,9 @@ def env(**kwargs) -> AECEnv:
     """The environment with PettingZoo classic's wrappers: an illegal (masked-out) action ends
     the episode with reward -1 for the agent that took it and 0 for the others."""
     e = raw_env(**kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
+    e = TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = AssertOutOfBoundsWrapper(e)
+    e = OrderEnforcingWrapper(e)
     return e
 
 
@@ -236,7 +236,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         moves = legal_moves(st)
         self._all_moves = moves
         if self.compose:
-            self._composer = Composer(moves, [move_tokens(st, m) for m in moves])
+            self._composer = Composer(st, moves)
             if self.auto_forced:
                 move = self._auto()
                 if move is not None:

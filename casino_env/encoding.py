@@ -82,34 +82,57 @@ def move_tokens(st: State, m) -> tuple[int, ...]:
 
 
 class Composer:
-    """Narrows the legal moves one sub-action at a time (compose mode)."""
+    """Narrows the legal moves one sub-action at a time (compose mode). Token sequences are
+    computed lazily: the first sub-action (the card) needs none, so most moves never need one."""
 
-    __slots__ = ("moves", "seqs", "cands", "prefix")
+    __slots__ = ("state", "moves", "seqs", "cands", "prefix")
 
-    def __init__(self, moves: list, seqs: list[tuple[int, ...]]) -> None:
+    def __init__(self, state: State, moves: list) -> None:
+        self.state = state
         self.moves = moves
-        self.seqs = seqs
+        self.seqs: dict[int, tuple[int, ...]] = {}
         self.cands = list(range(len(moves)))
         self.prefix: list[int] = []
 
+    def copy(self) -> Composer:
+        c = Composer(self.state, self.moves)
+        c.seqs, c.cands, c.prefix = self.seqs, list(self.cands), list(self.prefix)
+        return c
+
+    def _seq(self, i: int) -> tuple[int, ...]:
+        seq = self.seqs.get(i)
+        if seq is None:
+            seq = self.seqs[i] = move_tokens(self.state, self.moves[i])
+        return seq
+
     def options(self) -> set[int]:
+        """The sub-actions that can still complete a legal move."""
         d = len(self.prefix)
-        seqs = self.seqs
-        return {seqs[i][d] for i in self.cands}
+        if d == 0:
+            moves = self.moves
+            return {PLAY + (moves[i].played_mask & -moves[i].played_mask).bit_length() - 1
+                    for i in self.cands}
+        seq = self._seq
+        return {seq(i)[d] for i in self.cands}
 
     def push(self, token: int):
         """Take a sub-action; returns the completed Move, or None while still composing.
         A token no legal move continues with raises ValueError."""
         d = len(self.prefix)
-        seqs = self.seqs
-        cands = [i for i in self.cands if seqs[i][d] == token]
+        if d == 0 and PLAY <= token < SELECT:
+            bit = 1 << (token - PLAY)
+            moves = self.moves
+            cands = [i for i in self.cands if moves[i].played_mask & -moves[i].played_mask == bit]
+        else:
+            seq = self._seq
+            cands = [i for i in self.cands if seq(i)[d] == token]
         if not cands:
             raise ValueError(f"sub-action {token} ({describe_compose_action(token)}) cannot "
                              "continue any legal move")
         self.cands = cands
         self.prefix.append(token)
         first = cands[0]
-        if len(seqs[first]) == d + 1:
+        if d and len(self._seq(first)) == d + 1:
             return self.moves[first]
         return None
 
@@ -160,6 +183,13 @@ class Layout:
             static[len(VARIANTS) + i] = float(getattr(rules, k, False))
         static[-1] = min(rules.target / 100, 1.0)
         self.static = static
+
+    def markdown(self) -> str:
+        """The layout as a markdown table (docs/environment.md is checked against it)."""
+        rows = ["| segment | offset | size | meaning |", "|---|---|---|---|"]
+        rows += [f"| `{name}` | {start} | {size} | {doc} |"
+                 for name, start, size, doc in self.segments]
+        return "\n".join(rows)
 
     def _add(self, name: str, size: int, doc: str) -> None:
         start = self.segments[-1][1] + self.segments[-1][2] if self.segments else 0

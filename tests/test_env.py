@@ -86,21 +86,20 @@ def test_bad_arguments_are_named():
 
 # -- exact masks --------------------------------------------------------------------------------
 
-def composer_moves(moves, seqs):
+def composer_moves(st, moves):
     """Every move reachable through the compose masks (exhaustive DFS over the options)."""
     found = []
 
     def dfs(comp):
         for tok in sorted(comp.options()):
-            c2 = Composer(comp.moves, comp.seqs)
-            c2.cands, c2.prefix = list(comp.cands), list(comp.prefix)
+            c2 = comp.copy()
             done = c2.push(tok)
             if done is not None:
                 found.append(done)
             else:
                 dfs(c2)
 
-    dfs(Composer(moves, seqs))
+    dfs(Composer(st, moves))
     return found
 
 
@@ -124,7 +123,7 @@ def test_compose_masks_reach_exactly_the_legal_moves(variant, players, partnersh
         moves = legal_moves(st)
         seqs = [move_tokens(st, m) for m in moves]
         assert len(set(seqs)) == len(seqs)
-        reached = composer_moves(moves, seqs)
+        reached = composer_moves(st, moves)
         assert len(reached) == len(moves)
         assert set(map(str, reached)) == set(map(str, moves))
 

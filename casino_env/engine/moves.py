@@ -11,7 +11,7 @@ import re
 
 from .cards import ROOK, STANDARD, Deck, bit_list, deck_of_card_text
 from .rules import Rules
-from .sets import partitions
+from .sets import groups, partitions
 
 KINDS = ("trail", "capture", "build")
 
@@ -133,7 +133,67 @@ def legal_moves(state) -> list[Move]:
     return list(moves)
 
 
+class Loose:
+    """The loose numeric cards of one state, with set queries answered as card masks.
+
+    The work (``sets.groups``/``sets.partitions``) is cached by the cards' values only; this
+    object memoises the conversion back to card masks and prunes unreachable sums.
+    """
+
+    __slots__ = ("ids", "vals", "reach", "aces", "royal", "_groups", "_parts")
+
+    def __init__(self, loose: int, values: tuple, royal: bool) -> None:
+        ids = [i for i in bit_list(loose) if values[i] is not None]
+        self.ids = ids
+        self.vals = vals = tuple(values[i] for i in ids)
+        reach = 1
+        for v in vals:
+            reach |= reach << v
+        self.reach = reach
+        self.aces = royal and 1 in vals
+        self.royal = royal
+        self._groups: dict[int, list[int]] = {}
+        self._parts: dict[int, list[int]] = {}
+
+    def _cards(self, pmasks) -> list[int]:
+        ids = self.ids
+        out = []
+        for pm in pmasks:
+            m = 0
+            while pm:
+                low = pm & -pm
+                m |= 1 << ids[low.bit_length() - 1]
+                pm ^= low
+            out.append(m)
+        return out
+
+    def groups(self, t: int) -> list[int]:
+        """Card masks of the sets of loose cards whose values sum to ``t``."""
+        g = self._groups.get(t)
+        if g is None:
+            lone = self.royal and t == 14
+            if t <= 0 or not (self.reach >> t & 1 or (lone and self.aces)):
+                g = []
+            else:
+                g = self._cards(groups(self.vals, t, lone))
+            self._groups[t] = g
+        return g
+
+    def parts(self, t: int) -> list[int]:
+        """Card masks (0 first) of the loose collections that split into sets of ``t``."""
+        p = self._parts.get(t)
+        if p is None:
+            lone = self.royal and t == 14
+            if not (self.reach >> t & 1 or (lone and self.aces)):
+                p = [0]
+            else:
+                p = self._cards(partitions(self.vals, t, lone))
+            self._parts[t] = p
+        return p
+
+
 def generate(st) -> list[Move]:
+    """The legal moves of ``st`` (uncached; ``legal_moves`` caches them on the state)."""
     r = st.rules
     deck = r.deck
     seat = st.current
@@ -144,86 +204,83 @@ def generate(st) -> list[Move]:
     loose = st.loose
     builds = st.builds
     royal = r.royal
+    dom_trail = r.dom_trail
     by_value = {b.value: b for b in builds}
     owned = [b.value for b in builds if b.owner == seat]
-    ids = [i for i in bit_list(loose) if values[i] is not None]
-    vals = tuple(values[i] for i in ids)
+    table = Loose(loose, values, royal)
     make = Move.make
     out: list[Move] = []
+    hand_ids = bit_list(hand)
+    in_hand: dict[int, int] = {}  # build values the hand can back -> how many cards
+    for i in hand_ids:
+        v = values[i]
+        if v is not None:
+            in_hand[v] = in_hand.get(v, 0) + 1
+            if v == 1 and royal:
+                in_hand[14] = in_hand.get(14, 0) + 1
 
-    def cards_of(pmask: int, idl: list[int]) -> int:
-        m = 0
-        while pmask:
-            low = pmask & -pmask
-            m |= 1 << idl[low.bit_length() - 1]
-            pmask ^= low
-        return m
-
-    for c in bit_list(hand):
+    for c in hand_ids:
         cbit = 1 << c
         rest = hand & ~cbit
         cv = values[c]
         same_rank = loose & rank_mask[rank_of[c]]
 
         # Trail (C-trail, C-owner-trail, V-dom-trail).
-        if not owned and not (r.dom_trail and same_rank):
+        if not owned and not (dom_trail and same_rank):
             out.append(make(deck, "trail", cbit, 0, None))
 
         # Captures (C-capture, C-face, C-build-keep, V-dom-trail).
         if cv is None:
             for t in bit_list(same_rank):
                 out.append(make(deck, "capture", cbit, 1 << t, None))
-        else:
-            need = same_rank if r.dom_trail else 0
-            seen: set[int] = set()
-            for v in ((1, 14) if royal and cv == 1 else (cv,)):
-                b = by_value.get(v)
-                keep_loose = backs(r, rest, owned)
-                keep_build = b is not None and (
-                    keep_loose if b.owner != seat else backs(r, rest, _without(owned, v)))
-                for pm in partitions(vals, v, royal and v == 14):
-                    cm = cards_of(pm, ids)
-                    if need & ~cm:
-                        continue
-                    if cm and keep_loose and cm not in seen:
-                        seen.add(cm)
-                        out.append(make(deck, "capture", cbit, cm, v))
-                    if keep_build:
-                        tm = cm | b.cards
-                        if tm not in seen:
-                            seen.add(tm)
-                            out.append(make(deck, "capture", cbit, tm, v))
+            continue
+        need = same_rank if dom_trail else 0
+        keep_loose = backs(r, rest, owned)
+        seen: set[int] = set()
+        for v in ((1, 14) if royal and cv == 1 else (cv,)):
+            b = by_value.get(v)
+            keep_build = b is not None and (
+                keep_loose if b.owner != seat else backs(r, rest, _without(owned, v)))
+            if not keep_loose and not keep_build:
+                continue
+            for cm in table.parts(v):
+                if need & ~cm:
+                    continue
+                if cm and keep_loose and cm not in seen:
+                    seen.add(cm)
+                    out.append(make(deck, "capture", cbit, cm, v))
+                if keep_build:
+                    tm = cm | b.cards
+                    if tm not in seen:
+                        seen.add(tm)
+                        out.append(make(deck, "capture", cbit, tm, v))
 
         # Builds (C-build, C-build-raise, C-build-extend, C-one-per-value, V-dom-build).
-        if not r.building or cv is None:
+        if not r.building:
             continue
-        targets = _targets(r, rest)
-        if not targets:
-            continue
-        pos = 0
-        while pos < len(ids) and ids[pos] < c:
-            pos += 1
-        c_ids = ids[:pos] + [c] + ids[pos:]
-        c_vals = vals[:pos] + (cv,) + vals[pos:]
-        cpos = 1 << pos
-        for V in targets:
+        for V in sorted(in_hand):
+            if in_hand[V] - (cv == V or (V == 14 and cv == 1 and royal)) <= 0:
+                continue  # no other card in hand captures a build of V
             vb = by_value.get(V)
-            # A set holding the played card, alone or with loose cards, plus loose sets of V;
-            # joins the V-build if there is one (C-build, C-build-extend, C-one-per-value).
+            # A set holding the played card (alone, or with loose cards) plus loose sets of V;
+            # it joins the V-build if there is one (C-build, C-build-extend, C-one-per-value).
             if backs(r, rest, _without(owned, V) + [V]):
-                for pm in partitions(c_vals, V, royal and V == 14):
-                    if not pm & cpos:
-                        continue
-                    lm = cards_of(pm & ~cpos, c_ids)
-                    if vb is None:
-                        if not lm:
-                            continue  # the card alone is a trail, not a build
-                        total = cv
-                        for i in bit_list(lm):
-                            total += values[i]
-                        out.append(make(deck, "build", cbit, lm, V, total != V))
-                    else:
-                        out.append(make(deck, "build", cbit, lm | vb.cards, V, True))
+                alone = cv == V or (royal and cv == 1 and V == 14)
+                cgroups = ([0] if alone else []) + (table.groups(V - cv) if V > cv else [])
+                if cgroups:
+                    extra = table.parts(V)
+                    vcards = vb.cards if vb is not None else 0
+                    made: set[int] = set()
+                    for g in cgroups:
+                        for sm in extra:
+                            if g & sm:
+                                continue
+                            lm = g | sm
+                            if (not lm and vb is None) or lm in made:
+                                continue  # the card alone is a trail, not a build
+                            made.add(lm)
+                            out.append(make(deck, "build", cbit, lm | vcards, V,
+                                            vb is not None or sm != 0))
             # Raising a single build by the played card (C-build-raise), plus loose sets of V.
             for b in builds:
                 if b.multiple or b.value + cv != V or (r.dom_build and b.owner == seat):
@@ -231,8 +288,7 @@ def generate(st) -> list[Move]:
                 if not backs(r, rest, _without(_without(owned, b.value), V) + [V]):
                     continue
                 base = b.cards | (vb.cards if vb is not None else 0)
-                for pm in partitions(vals, V, royal and V == 14):
-                    lm = cards_of(pm, ids)
+                for lm in table.parts(V):
                     out.append(make(deck, "build", cbit, base | lm, V, bool(lm) or vb is not None))
     if r.partner_build:
         out.extend(partner_builds(st))
@@ -241,19 +297,6 @@ def generate(st) -> list[Move]:
 
 def _without(values: list[int], v: int) -> list[int]:
     return [x for x in values if x != v] if v in values else values
-
-
-def _targets(r: Rules, rest: int) -> list[int]:
-    """Build values the rest of the hand can back: each card's value (a Royal Ace 1 and 14)."""
-    values = r.values
-    found = set()
-    for i in bit_list(rest):
-        v = values[i]
-        if v is not None:
-            found.add(v)
-            if v == 1 and r.royal:
-                found.add(14)
-    return sorted(found)
 
 
 def partner_builds(st) -> list[Move]:

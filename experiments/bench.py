@@ -1,0 +1,256 @@
+"""Benchmarks: engine and environment speed, legal-move counts, memory, training throughput.
+
+Every speed is measured next to a reference in the same run (PettingZoo's texas_holdem_v4 and
+connect_four_v3 for the environment; a fixed pure-Python workload for the engine), so the
+ratios are what counts on a noisy machine. Results go to experiments/results/bench_*.csv and
+a markdown summary. Run: ``python -m experiments.bench [engine|env|moves|memory|train|all]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from casino_env.engine import apply_move, legal_moves, list_variants, new_game
+from casino_env.engine.moves import generate
+from casino_env.engine.rules import PRESETS
+
+RESULTS = Path(__file__).parent / "results"
+
+
+def _progress(it, **kw):
+    try:
+        from tqdm import tqdm
+
+        return tqdm(it, **kw)
+    except ImportError:  # pragma: no cover
+        return it
+
+
+def configs(players=(2, 3, 4)):
+    for v in list_variants():
+        for n in PRESETS[v].players:
+            if n in players:
+                yield v, n, (True if (n == 4 and v == "dominican") else None)
+
+
+def random_states(variant, players, partnerships, count, seed=0, mid_game=True):
+    """States met in seeded random play (the mix an RL agent sees)."""
+    rng = random.Random(seed)
+    st = new_game(variant, players, seed=seed, partnerships=partnerships)
+    out = []
+    while len(out) < count:
+        if st.game_over:
+            st = new_game(variant, players, seed=rng.randrange(2**62), partnerships=partnerships)
+        moves = legal_moves(st)
+        if not mid_game or st.stock:
+            out.append(st)
+        st = apply_move(st, rng.choice(moves))
+    return out
+
+
+def calibration(seconds=0.3) -> float:
+    """Loops/s of a fixed pure-Python workload (dict, int and list work like the engine's)."""
+    n = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        d = {}
+        acc = 0
+        for i in range(200):
+            acc ^= (i * 2654435761) & 0xFFFFFFFF
+            d[acc & 255] = i
+        n += len(d) + len([x for x in range(50) if x & 1])
+    return n / (time.perf_counter() - t0)
+
+
+def _clear(states):
+    for s in states:
+        s._moves = None
+        s._index = None
+
+
+def bench_engine(states_per_config=3000, hands=60, seed=0) -> list[dict]:
+    rows = []
+    calib = calibration()
+    for variant, n, part in _progress(list(configs()), desc="engine"):
+        states = random_states(variant, n, part, states_per_config, seed)
+        counts = [len(generate(s)) for s in states]
+        _clear(states)
+        reps, best = 3, 0.0
+        slowest = 0.0
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            for s in states:
+                generate(s)
+            best = max(best, len(states) / (time.perf_counter() - t0))
+        for s in states[:2000]:
+            t0 = time.perf_counter()
+            generate(s)
+            slowest = max(slowest, time.perf_counter() - t0)
+        rng = random.Random(seed)
+        t0 = time.perf_counter()
+        done = 0
+        st = new_game(variant, n, seed=seed, partnerships=part)
+        while done < hands:
+            before = st.hand_points
+            st = apply_move(st, rng.choice(legal_moves(st)))
+            if st.hand_points is not before:
+                done += 1
+            if st.game_over:
+                st = new_game(variant, n, seed=rng.randrange(2**62), partnerships=part)
+        hands_s = hands / (time.perf_counter() - t0)
+        rows.append(dict(variant=variant, players=n, partnerships=bool(part),
+                         legal_lists_per_s=round(best), slowest_ms=round(slowest * 1e3, 3),
+                         hands_per_s=round(hands_s, 1), mean_moves=round(statistics.mean(counts), 2),
+                         max_moves=max(counts), calibration_loops_per_s=round(calib),
+                         lists_per_calib=round(best / calib, 4)))
+    return rows
+
+
+def bench_moves(decisions=200_000, seed=0) -> list[dict]:
+    """Distribution of legal-move counts per decision in random play (sizes enumerate's K)."""
+    rows = []
+    for variant, n, part in configs():
+        rng = random.Random(seed)
+        st = new_game(variant, n, seed=seed, partnerships=part)
+        counts = []
+        for _ in _progress(range(decisions), desc=f"moves {variant} {n}p", leave=False):
+            if st.game_over:
+                st = new_game(variant, n, seed=rng.randrange(2**62), partnerships=part)
+            moves = legal_moves(st)
+            counts.append(len(moves))
+            st = apply_move(st, rng.choice(moves))
+        a = np.array(counts)
+        rows.append(dict(variant=variant, players=n, decisions=len(a), mean=round(a.mean(), 2),
+                         median=float(np.median(a)), p99=float(np.percentile(a, 99)),
+                         p999=float(np.percentile(a, 99.9)), max=int(a.max()),
+                         over_128=int((a > 128).sum()), over_256=int((a > 256).sum()),
+                         one_move=round(float((a == 1).mean()), 4)))
+    return rows
+
+
+def _env_rate(make, steps, seed=0) -> float:
+    """Agent-steps per second of random masked play (the same loop for every env)."""
+    env = make()
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    done = 0
+    t0 = time.perf_counter()
+    while done < steps:
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                action = None
+            else:
+                action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            env.step(action)
+            done += 1
+            if done >= steps:
+                break
+        env.reset()
+    return done / (time.perf_counter() - t0)
+
+
+def bench_env(steps=20_000, repeats=3, variants=None, players=(2,)) -> list[dict]:
+    import warnings
+
+    import casino_env
+
+    warnings.filterwarnings("ignore")
+    from pettingzoo.classic import connect_four_v3, texas_holdem_v4
+
+    refs = {"texas_holdem_v4": texas_holdem_v4.env, "connect_four_v3": connect_four_v3.env}
+    ours = []
+    for variant, n, part in configs(players):
+        if variants and variant not in variants:
+            continue
+        for mode in ("compose", "enumerate"):
+            ours.append((f"{variant} {n}p {mode}",
+                         lambda v=variant, n=n, p=part, m=mode: casino_env.env(
+                             variant=v, players=n, partnerships=p, action_mode=m)))
+    rows = []
+    rates: dict[str, list[float]] = {}
+    jobs = list(refs.items()) + ours
+    for _ in _progress(range(repeats), desc="env repeats"):
+        for name, make in jobs:
+            rates.setdefault(name, []).append(_env_rate(make, steps))
+    med = {k: statistics.median(v) for k, v in rates.items()}
+    for name, _ in jobs:
+        rows.append(dict(env=name, steps_per_s=round(med[name]),
+                         vs_texas_holdem=round(med[name] / med["texas_holdem_v4"], 2),
+                         vs_connect_four=round(med[name] / med["connect_four_v3"], 2)))
+    return rows
+
+
+def bench_memory(hands=10_000, variant="casino") -> list[dict]:
+    """Peak resident memory while playing many random hands (should stay flat)."""
+    import resource
+
+    rng = random.Random(0)
+    st = new_game(variant, 2, seed=0)
+    marks = []
+    done = 0
+    for _ in _progress(range(hands), desc="memory hands"):
+        before = st.hand_points
+        while st.hand_points is before and not st.game_over:
+            st = apply_move(st, rng.choice(legal_moves(st)))
+        if st.game_over:
+            st = new_game(variant, 2, seed=rng.randrange(2**62))
+        done += 1
+        if done % (hands // 10) == 0:
+            marks.append(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+    return [dict(hands=hands // 10 * (i + 1), peak_rss_mb=m) for i, m in enumerate(marks)]
+
+
+def write(name: str, rows: list[dict]) -> None:
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    if not rows:
+        return
+    with open(RESULTS / f"bench_{name}.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    md = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * len(rows[0])]
+    md += ["| " + " | ".join(str(v) for v in r.values()) + " |" for r in rows]
+    (RESULTS / f"bench_{name}.md").write_text("\n".join(md) + "\n")
+    print(f"\n## {name}\n" + "\n".join(md))
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("what", nargs="*", default=["engine", "env"],
+                   choices=["engine", "env", "moves", "memory", "train", "all"])
+    p.add_argument("--quick", action="store_true", help="small sizes (smoke run)")
+    args = p.parse_args(argv)
+    what = set(args.what)
+    if "all" in what:
+        what = {"engine", "env", "moves", "memory", "train"}
+    q = args.quick
+    meta = dict(python=sys.version.split()[0], time=time.strftime("%Y-%m-%d %H:%M:%S"))
+    if "engine" in what:
+        write("engine", bench_engine(300 if q else 3000, 5 if q else 60))
+    if "env" in what:
+        write("env", bench_env(2000 if q else 20_000, 1 if q else 3))
+    if "moves" in what:
+        write("moves", bench_moves(5000 if q else 1_000_000))
+    if "memory" in what:
+        write("memory", bench_memory(200 if q else 10_000))
+    if "train" in what:
+        from experiments.bench_train import bench_train
+
+        write("train", bench_train(quick=q))
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "bench_meta.json").write_text(json.dumps(meta, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
