@@ -321,8 +321,8 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
                                    f"value ({'+'.join(d.strs(same_rank & ~tm))} left)")
         left = [b.value for b in owned if not b.cards & tm]
         if not backs(r, rest, left):
-            return "C-build-keep", (f"seat {seat} owns the build of {left[0]} and would be left "
-                                    "without a card to capture it")
+            return "C-build-keep", (f"seat {seat} owns the build of {_unbacked(r, rest, left)} "
+                                    "and would be left without a card to capture it")
         return "C-capture", "this capture is not allowed here"
     # build
     if not r.building:
@@ -361,6 +361,12 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
     else:
         with_card = loose_taken | pm
         if not _partitions_into(r, with_card, V):
+            if vb is None and loose_taken and _partitions_into(r, loose_taken, V):
+                return "C-build", (f"{'+'.join(d.strs(loose_taken))} make {V} without {cname}: "
+                                   "table cards alone never make a build")
+            if vb is None:
+                return "C-build", (f"{'+'.join(d.strs(with_card))} cannot be split into sets of "
+                                   f"{V} (a new build's sets must each make its value)")
             return "C-build-extend", (f"{'+'.join(d.strs(with_card))} cannot be split into sets "
                                       f"of {V} with {cname} in one of them")
         if not loose_taken and vb is None:
@@ -369,14 +375,22 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
     if not move.for_partner:
         after.append(V)
     if not backs(r, rest, after):
-        return "C-build-keep", (f"seat {seat} would be left without a card for one of its "
-                                "builds")
+        return "C-build-keep", (f"seat {seat} would be left without a card to capture its "
+                                f"build of {_unbacked(r, rest, after)}")
     if move.for_partner:
         if not backs(r, holder_hand, [V]):
             return "C-build-keep", f"partner could not keep a card for the build of {V}"
         return "V-partner-build", f"public play does not prove that partner holds a {V}"
 
     return "C-build", "this build is not allowed here"
+
+
+def _unbacked(r, hand: int, values: list[int]) -> int:
+    """The first build value in ``values`` that ``hand`` cannot back (C-build-keep)."""
+    for i in range(len(values)):
+        if not backs(r, hand, values[:i + 1]):
+            return values[i]
+    return values[-1]
 
 
 def _partitions_into(r, mask: int, v: int) -> bool:
