@@ -102,16 +102,23 @@ def _find(state: State, move: Move) -> Move | None:
     found = index.get((move.kind, move.played_mask, move.taken_mask, move.for_partner,
                        None if move.kind == "capture" else move.value))
     if found is not None and move.kind == "capture" and move.value is not None \
-            and move.value != found.value and move.value not in _capture_values(state, found):
+            and move.value != found.value and not _reads_as(state, found, move.value):
         return None
     return found
 
 
-def _capture_values(state: State, move: Move) -> tuple:
+def _reads_as(state: State, move: Move, v: int) -> bool:
+    """True if the capture ``move`` is also valid with capture value ``v`` (a Royal Ace's
+    other reading, C-move)."""
     r = state.rules
     c = bit_list(move.played_mask)[0]
-    v = r.values[c]
-    return (1, 14) if r.royal and v == 1 else (v,)
+    cv = r.values[c]
+    if v not in ((1, 14) if r.royal and cv == 1 else (cv,)):
+        return False
+    tm = move.taken_mask
+    if any(b.value != v for b in state.builds if b.cards & tm):
+        return False
+    return _partitions_into(r, tm & state.loose, v)
 
 
 def play(state: State, m: Move) -> State:
@@ -316,6 +323,9 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
                     return "C-capture", f"the build of {b.value} is captured only by a {b.value}"
             return "C-capture", (f"{'+'.join(d.strs(loose_taken))} cannot be split into sets "
                                  f"of {'/'.join(map(str, vs))}")
+        if move.value is not None and move.value not in ok:
+            return "C-capture", (f"{cname} does not take {'+'.join(d.strs(tm))} with value "
+                                 f"{move.value} (only with {ok[0]})")
         if r.dom_trail and same_rank & ~tm:
             return "V-dom-trail", (f"a capture with {cname} must take every loose card of its "
                                    f"value ({'+'.join(d.strs(same_rank & ~tm))} left)")
