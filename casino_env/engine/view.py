@@ -1,0 +1,117 @@
+"""What one seat may know: a redacted state, and sampling the hidden cards consistently.
+
+``PlayerView(state, seat)`` keeps the seat's own hand and everything public (table, piles,
+scores, sweeps, build owners, ...) and removes the other hands and the stock, keeping only
+their sizes. Scripted agents read views, never states, so they cannot see hidden cards.
+``determinize`` deals the hidden cards back at random, consistent with what the seat has
+seen: every build owner holds a card of its value (C-build-keep) and every value public play
+proves a seat holds is held (V-partner-build).
+"""
+
+from __future__ import annotations
+
+import random
+
+from .cards import bit_list
+from .moves import Move, backs, legal_moves
+from .state import State
+
+
+class PlayerView:
+    """The information of ``seat`` in ``state``: ``state`` here is redacted (other hands and
+    the stock are empty), with their sizes in ``hand_sizes`` and ``stock_size``."""
+
+    __slots__ = ("seat", "state", "hand_sizes", "stock_size", "unseen", "exposed")
+
+    def __init__(self, state: State, seat: int, exposed: tuple = ()) -> None:
+        n = state.rules.players
+        self.seat = seat
+        self.hand_sizes = tuple(h.bit_count() for h in state.hands)
+        self.stock_size = len(state.stock)
+        # Hands this seat can see besides its own (e.g. hands played face up), by seat.
+        self.exposed = tuple(s for s in exposed if s != seat)
+        red = state._copy()
+        red.hands = tuple(state.hands[s] if s == seat or s in self.exposed else 0
+                          for s in range(n))
+        red.stock = ()
+        # Legality depends only on the seat's hand and public facts, so the true list is known.
+        red._moves = legal_moves(state) if state.current == seat and not state.game_over else None
+        self.state = red
+        seen = red.loose | sum(red.hands) | sum(red.piles)
+        for b in red.builds:
+            seen |= b.cards
+        self.unseen = state.rules.deck.full & ~seen
+
+    @property
+    def rules(self):
+        return self.state.rules
+
+    def legal_moves(self) -> list[Move]:
+        """The seat's legal moves (they depend only on its hand and the table)."""
+        if self.state.current != self.seat:
+            raise ValueError(f"seat {self.seat} is not to move")
+        return legal_moves(self.state)
+
+    def determinize(self, rng: random.Random, tries: int = 50) -> State:
+        """A full state with the hidden cards dealt at random, consistent with the view."""
+        return determinize(self, rng, tries)
+
+
+def _requirements(view: PlayerView) -> dict[int, list[int]]:
+    """Build values each hidden seat provably holds (owned builds, V-partner-build proofs)."""
+    st = view.state
+    need: dict[int, list[int]] = {}
+    for b in st.builds:
+        if b.owner != view.seat and b.owner not in view.exposed:
+            need.setdefault(b.owner, []).append(b.value)
+    if st.rules.partner_build:
+        for s, proof in enumerate(st.proven):
+            if s != view.seat and s not in view.exposed:
+                for v in range(1, 15):
+                    if proof >> v & 1 and v not in need.get(s, []):
+                        need.setdefault(s, []).append(v)
+    return need
+
+
+def determinize(view: PlayerView, rng: random.Random, tries: int = 50) -> State:
+    st = view.state
+    r = st.rules
+    n = r.players
+    hidden = [s for s in range(n) if s != view.seat and s not in view.exposed]
+    need = _requirements(view)
+    pool = bit_list(view.unseen)
+    rank_mask = r.deck.rank_mask
+    for _ in range(tries):
+        cards = pool[:]
+        rng.shuffle(cards)
+        hands = list(st.hands)
+        taken = 0
+        ok = True
+        # First give each constrained seat one card per required value, then fill at random.
+        for s, values in need.items():
+            for v in values:
+                k = 1 if v == 14 else v
+                choice = [c for c in cards if rank_mask[k] >> c & 1 and not taken >> c & 1]
+                if not choice or hands[s].bit_count() >= view.hand_sizes[s]:
+                    ok = False
+                    break
+                c = rng.choice(choice)
+                hands[s] |= 1 << c
+                taken |= 1 << c
+            if not ok:
+                break
+        if not ok:
+            continue
+        rest = [c for c in cards if not taken >> c & 1]
+        pos = 0
+        for s in hidden:
+            k = view.hand_sizes[s] - hands[s].bit_count()
+            for c in rest[pos:pos + k]:
+                hands[s] |= 1 << c
+            pos += k
+        if all(backs(r, hands[s], vals) for s, vals in need.items()):
+            out = st._copy()
+            out.hands = tuple(hands)
+            out.stock = tuple(rest[pos:pos + view.stock_size])
+            return out
+    raise RuntimeError("could not deal the hidden cards consistently with the view")
