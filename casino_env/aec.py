@@ -89,7 +89,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
         self.n_actions = N_COMPOSE_ACTIONS if self.compose else max_moves
         obs_space = {
-            "observation": spaces.Box(0.0, 1.0, (self.layout.size,), np.float32),
+            "observation": spaces.Box(-1.0, 1.0, (self.layout.size,), np.float32),
             "action_mask": spaces.Box(0, 1, (self.n_actions,), np.int8),
         }
         if not self.compose:
@@ -216,9 +216,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
             from .engine import parse_move
 
             move = parse_move(move, self.state)
-        for i, m in enumerate(self._all_moves):
-            if m == move or (m.kind == move.kind == "capture" and m.played_mask ==
-                             move.played_mask and m.taken_mask == move.taken_mask):
+        for m in self._all_moves:
+            if m == move or (m.kind == move.kind == "capture" and m.orange == move.orange
+                             and m.played_mask == move.played_mask
+                             and m.taken_mask == move.taken_mask):
                 if self.compose:
                     return list(move_tokens(self.state, m))
                 if m in self._moves:

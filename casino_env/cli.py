@@ -23,12 +23,12 @@ def demo(variant: str = "casino", players: int = 2, seed: int = 0, partnerships:
         moves = legal_moves(state)
         move = rng.choice(moves)
         seat = state.current
-        before = state.scores
+        before = state.hand_points
         state = apply_move(state, move)
         move_no += 1
         if not quiet:
             print(f"{move_no:4d}. seat {seat}: {move}", file=out)
-        if state.hand_points is not None and (state.scores != before or state.game_over):
+        if state.hand_points is not before:  # a hand was completed (or the game ended in play)
             print(f"hand {hand_no} points {list(state.hand_points)} -> scores "
                   f"{list(state.scores)}", file=out)
             hand_no += 1

@@ -12,6 +12,7 @@ import numpy as np
 from .engine.cards import bit_list
 from .engine.rules import PRESETS, SWITCH_TYPES
 from .engine.state import State
+from .engine.view import exposed_seats
 
 N_CARDS = 52
 MAX_VALUE = 14
@@ -25,9 +26,12 @@ BUILD = CAPTURE + 1
 VALUE = BUILD + 1  # VALUE + v - 1: declare build value v (1..14)
 FINISH = VALUE + MAX_VALUE
 FINISH_PARTNER = FINISH + 1  # finish a build made for partner (V-partner-build)
-N_COMPOSE_ACTIONS = FINISH_PARTNER + 1
+FINISH_ORANGE = FINISH_PARTNER + 1  # finish a capture calling orange (Tuxedo orange_calls)
+CLAIM = FINISH_ORANGE + 1  # claim the game (Hungarian claims)
+CALL_ORANGE = CLAIM + 1  # call the previous player's missed orange (Tuxedo orange_calls)
+N_COMPOSE_ACTIONS = CALL_ORANGE + 1
 KIND_TOKEN = {"trail": TRAIL, "capture": CAPTURE, "build": BUILD}
-KINDS = ("trail", "capture", "build")
+KINDS = ("trail", "capture", "build", "claim", "call")
 
 BOOL_SWITCHES = tuple(k for k, t in SWITCH_TYPES.items() if t is bool)
 VARIANTS = tuple(PRESETS)
@@ -58,17 +62,27 @@ def describe_compose_action(a: int, deck=None) -> str:
         return KINDS[a - TRAIL]
     if a < FINISH:
         return f"value {a - VALUE + 1}"
-    return "finish" if a == FINISH else "finish for partner"
+    return {FINISH: "finish", FINISH_PARTNER: "finish for partner",
+            FINISH_ORANGE: "finish calling orange", CLAIM: "claim the game",
+            CALL_ORANGE: "call orange"}[a]
 
 
 def move_tokens(st: State, m) -> tuple[int, ...]:
     """The canonical compose sequence of a legal move: play card(s) in id order, the kind, a
-    build's value, the table items taken in id order (a build by its lowest card), finish."""
+    build's value, the table items taken in id order (a build by its lowest card), finish.
+    A plain trail ends at its kind (with V-build-loose it needs a finish too, since a trail
+    may then also build); a claim or an orange call is one action."""
+    if m.kind == "claim":
+        return (CLAIM,)
+    if m.kind == "call":
+        return (CALL_ORANGE,)
     toks = [PLAY + c for c in bit_list(m.played_mask)]
     toks.append(KIND_TOKEN[m.kind])
-    if m.kind == "trail":
+    if m.kind == "trail" and not m.taken_mask:
+        if st.rules.build_loose:
+            toks.append(FINISH)
         return tuple(toks)
-    if m.kind == "build":
+    if m.kind != "capture":
         toks.append(VALUE + m.value - 1)
     tm = m.taken_mask
     items = bit_list(tm & st.loose)
@@ -77,7 +91,7 @@ def move_tokens(st: State, m) -> tuple[int, ...]:
             items.append((b.cards & -b.cards).bit_length() - 1)
     items.sort()
     toks.extend(SELECT + i for i in items)
-    toks.append(FINISH_PARTNER if m.for_partner else FINISH)
+    toks.append(FINISH_PARTNER if m.for_partner else FINISH_ORANGE if m.orange else FINISH)
     return tuple(toks)
 
 
@@ -111,7 +125,7 @@ class Composer:
         if d == 0:
             moves = self.moves
             return {PLAY + (moves[i].played_mask & -moves[i].played_mask).bit_length() - 1
-                    for i in self.cands}
+                    if moves[i].played_mask else self._seq(i)[0] for i in self.cands}
         seq = self._seq
         return {seq(i)[d] for i in self.cands}
 
@@ -123,6 +137,10 @@ class Composer:
             bit = 1 << (token - PLAY)
             moves = self.moves
             cands = [i for i in self.cands if moves[i].played_mask & -moves[i].played_mask == bit]
+        elif d == 0:
+            moves = self.moves
+            cands = [i for i in self.cands if not moves[i].played_mask
+                     and self._seq(i)[0] == token]
         else:
             seq = self._seq
             cands = [i for i in self.cands if seq(i)[d] == token]
@@ -132,7 +150,7 @@ class Composer:
         self.cands = cands
         self.prefix.append(token)
         first = cands[0]
-        if d and len(self._seq(first)) == d + 1:
+        if (d or not self.moves[first].played_mask) and len(self._seq(first)) == d + 1:
             return self.moves[first]
         return None
 
@@ -163,6 +181,10 @@ class Layout:
         add("to_move", n, "seat to move, relative seat one-hot")
         add("sweeps", s, "uncancelled sweeps per relative side / 10 (clipped)")
         add("scores", s, "scores per relative side / target (clipped to 0..1)")
+        add("bonus", s, "points scored during play this hand per relative side (Tuxedo oranges, "
+            "sweeps, calls) / target (clipped to -1..1)")
+        add("flags", 3, "I may call a missed orange; I play again after this move (Nagy); "
+            "this is the game's first hand")
         add("proven", n * MAX_VALUE, "row k: values seat (me + k) provably holds "
             "(V-partner-build)")
         add("variant", len(VARIANTS), "preset one-hot: " + ", ".join(VARIANTS))
@@ -217,6 +239,22 @@ class Layout:
         oh = o["hand_sizes"]
         for other in range(n):
             out[oh + (other - seat) % n] = st.hands[other].bit_count() / 8
+        exposed = exposed_seats(st)
+        if exposed:
+            ok_ = o["known_hands"]
+            for other in exposed:
+                if other != seat:
+                    k = (other - seat) % n - 1
+                    out[ok_ + k * N_CARDS:ok_ + (k + 1) * N_CARDS] = card_bits(st.hands[other])
+        if st.events:
+            ob_ = o["bonus"]
+            for side, _, pts in st.events:
+                k = (side - my_side) % s
+                out[ob_ + k] = min(max(out[ob_ + k] + pts / r.target, -1.0), 1.0)
+        of = o["flags"]
+        out[of] = st.pending_orange == seat
+        out[of + 1] = st.extra_turn and st.current == seat
+        out[of + 2] = st.hand_no == 0
         out[o["stock"]] = len(st.stock) / 52
         out[o["last_deal"]] = not st.stock
         out[o["dealer"] + (st.dealer - seat) % n] = 1
@@ -260,8 +298,8 @@ class Layout:
 
 # -- enumerate-mode action features ---------------------------------------------------------
 
-FEATURES = (("played", N_CARDS), ("taken", N_CARDS), ("kind", 3), ("value", MAX_VALUE + 1),
-            ("for_partner", 1))
+FEATURES = (("played", N_CARDS), ("taken", N_CARDS), ("kind", len(KINDS)),
+            ("value", MAX_VALUE + 1), ("for_partner", 1), ("orange", 1))
 N_FEATURES = sum(size for _, size in FEATURES)
 
 
@@ -269,13 +307,16 @@ def move_features(m, out: np.ndarray) -> None:
     """One row of ``action_features``: played and taken cards, kind, value (0 = none), partner."""
     out[0:N_CARDS] = card_bits(m.played_mask)
     out[N_CARDS:2 * N_CARDS] = card_bits(m.taken_mask)
-    out[2 * N_CARDS + KINDS.index(m.kind)] = 1
-    out[2 * N_CARDS + 3 + (m.value or 0)] = 1
-    out[-1] = m.for_partner
+    k = 2 * N_CARDS
+    out[k + KINDS.index(m.kind)] = 1
+    k += len(KINDS)
+    out[k + min(m.value or 0, MAX_VALUE)] = 1  # Hungarian sums above 14 share the last slot
+    out[-2] = m.for_partner
+    out[-1] = m.orange
 
 
 def overflow_order(moves: list) -> list:
     """Deterministic priority when a state has more legal moves than K: trails, then builds,
     then captures taking the most cards first; ties keep the canonical order."""
-    rank = {"trail": 0, "build": 1, "capture": 2}
+    rank = {"claim": 0, "call": 0, "trail": 0, "build": 1, "capture": 2}
     return sorted(moves, key=lambda m: (rank[m.kind], -m.taken_mask.bit_count()))

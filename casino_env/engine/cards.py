@@ -63,7 +63,8 @@ class Deck:
         return [names[i] for i in bits(mask)]
 
 
-STANDARD = Deck("standard", "SHDC", ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"))
+STANDARD = Deck("standard", "SHDC",
+                ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"))
 ROOK = Deck("rook", "RYGB", tuple(str(n) for n in range(1, 11)))
 DECKS = {"standard": STANDARD, "rook": ROOK}
 

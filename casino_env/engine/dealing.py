@@ -24,16 +24,17 @@ def shuffle(deck: Deck, seed: int) -> tuple[tuple[int, ...], int]:
     return tuple(order), rng.getrandbits(63)
 
 
-def deal(hands: tuple, stock: tuple, players: int, dealer: int,
-         first: bool) -> tuple[tuple, tuple, int]:
+def deal(hands: tuple, stock: tuple, players: int, dealer: int, first: bool,
+         hand_size: int = HAND_SIZE) -> tuple[tuple, tuple, int]:
     """Deal a round: (new hands, rest of the stock, mask of cards put on the table).
 
-    4 cards each while the stock allows; otherwise an equal share each and the remainder
-    to the table (V-tux-deal; never happens with 52 cards and 2-4 players).
+    ``hand_size`` cards each (4; Hungarian 3) while the stock allows; otherwise an equal share
+    each and the remainder to the table (V-tux-deal; never happens with 52 cards and 2-4
+    players).
     """
     hands = list(hands)
     n = len(stock)
-    per = HAND_SIZE if n >= HAND_SIZE * players + (TABLE_SIZE if first else 0) else \
+    per = hand_size if n >= hand_size * players + (TABLE_SIZE if first else 0) else \
         (n - (TABLE_SIZE if first else 0)) // players
     pos = 0
     for k in range(1, players + 1):
@@ -41,7 +42,7 @@ def deal(hands: tuple, stock: tuple, players: int, dealer: int,
         for cid in stock[pos:pos + per]:
             hands[seat] |= 1 << cid
         pos += per
-    to_table = TABLE_SIZE if first else (n - pos if per < HAND_SIZE else 0)
+    to_table = TABLE_SIZE if first else (n - pos if per < hand_size else 0)
     table = 0
     for cid in stock[pos:pos + to_table]:
         table |= 1 << cid

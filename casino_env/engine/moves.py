@@ -13,18 +13,21 @@ from .cards import ROOK, STANDARD, Deck, bit_list, deck_of_card_text
 from .rules import Rules
 from .sets import groups, partitions
 
-KINDS = ("trail", "capture", "build")
+KINDS = ("trail", "capture", "build", "claim", "call")
 
 
 class Move:
-    """One legal-move outcome. ``kind``, ``played`` (tuple of card strings), ``taken``
-    (frozenset of table card strings), ``value`` (build value after the move, or the capture
-    value used; None for a trail), ``for_partner`` (V-partner-build)."""
+    """One legal-move outcome. ``kind`` (trail, capture, build; claim and call where the rules
+    have them), ``played`` (tuple of card strings), ``taken`` (frozenset of table card
+    strings), ``value`` (build value after the move, or the capture value used; None for a
+    trail), ``for_partner`` (V-partner-build), ``orange`` (a capture calling orange, Tuxedo)."""
 
-    __slots__ = ("kind", "played_mask", "taken_mask", "value", "for_partner", "deck", "multiple")
+    __slots__ = ("kind", "played_mask", "taken_mask", "value", "for_partner", "orange", "deck",
+                 "multiple")
 
-    def __init__(self, kind: str, played: object, taken: object = (), value: int | None = None,
-                 for_partner: bool = False) -> None:
+    def __init__(self, kind: str, played: object = (), taken: object = (),
+                 value: int | None = None, for_partner: bool = False,
+                 orange: bool = False) -> None:
         if kind not in KINDS:
             raise ValueError(f"move kind must be one of {', '.join(KINDS)}, got {kind!r}")
         if isinstance(played, str):
@@ -43,12 +46,14 @@ class Move:
             raise ValueError(f"value: must be an int or None, got {value!r}")
         self.value = value
         self.for_partner = bool(for_partner)
+        self.orange = bool(orange)
         self.deck = deck
         self.multiple = None
 
     @classmethod
     def make(cls, deck: Deck, kind: str, played_mask: int, taken_mask: int, value: int | None,
-             multiple: bool | None = None, for_partner: bool = False) -> Move:
+             multiple: bool | None = None, for_partner: bool = False,
+             orange: bool = False) -> Move:
         """Internal constructor from masks (no validation)."""
         m = cls.__new__(cls)
         m.kind = kind
@@ -56,6 +61,7 @@ class Move:
         m.taken_mask = taken_mask
         m.value = value
         m.for_partner = for_partner
+        m.orange = orange
         m.deck = deck
         m.multiple = multiple
         return m
@@ -69,7 +75,8 @@ class Move:
         return frozenset(self.deck.strs(self.taken_mask))
 
     def key(self) -> tuple:
-        return (self.kind, self.played_mask, self.taken_mask, self.value, self.for_partner)
+        return (self.kind, self.played_mask, self.taken_mask, self.value, self.for_partner,
+                self.orange)
 
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, Move) and self.key() == other.key()
@@ -82,10 +89,16 @@ class Move:
         d = self.deck
         played = "+".join(d.strs(self.played_mask))
         taken = "+".join(d.strs(self.taken_mask))
+        if self.kind == "claim":
+            return "claims the game"
+        if self.kind == "call":
+            return "calls orange"
         if self.kind == "trail":
+            if self.taken_mask:
+                return f"{played} trails and builds {self.value} on {taken}"
             return f"{played} trails"
         if self.kind == "capture":
-            return f"{played} captures {taken}"
+            return f"{played} captures {taken}" + (" calling orange" if self.orange else "")
         text = f"{played} builds {self.value} on {taken}"
         return text + " for partner" if self.for_partner else text
 
@@ -124,8 +137,9 @@ def backs(rules: Rules, hand: int, values: list[int]) -> bool:
 # -- generation ------------------------------------------------------------------------------
 
 def legal_moves(state) -> list[Move]:
-    """Every legal move for ``state.current``, once each, in a stable canonical order: by
-    played card, then trail, captures, builds (by value); builds for partner come last."""
+    """Every legal move for ``state.current``, once each, in a stable canonical order: a claim
+    or call first (where the rules have them), then by played card: the trail, captures,
+    builds (by value); builds for partner come last."""
     moves = state._moves
     if moves is None:
         moves = [] if state.game_over else generate(state)
@@ -133,45 +147,49 @@ def legal_moves(state) -> list[Move]:
     return list(moves)
 
 
-class Loose:
-    """The loose numeric cards of one state, with set queries answered as card masks.
+class Items:
+    """The table items that can join sums — loose cards with a value and, with V-build-as-card,
+    single builds — with set queries answered as card masks.
 
-    The work (``sets.groups``/``sets.partitions``) is cached by the cards' values only; this
+    The work (``sets.groups``/``sets.partitions``) is cached by the items' values only; this
     object memoises the conversion back to card masks and prunes unreachable sums.
     """
 
-    __slots__ = ("ids", "vals", "reach", "aces", "royal", "_groups", "_parts")
+    __slots__ = ("masks", "vals", "reach", "aces", "ace14", "_groups", "_parts")
 
-    def __init__(self, loose: int, values: tuple, royal: bool) -> None:
-        ids = [i for i in bit_list(loose) if values[i] is not None]
-        self.ids = ids
-        self.vals = vals = tuple(values[i] for i in ids)
+    def __init__(self, loose: int, values: tuple, ace14: bool, builds: tuple = ()) -> None:
+        items = [(values[i], 1 << i) for i in bit_list(loose) if values[i] is not None]
+        if builds:
+            items += [(b.value, b.cards) for b in builds]
+            items.sort(key=lambda it: (it[0], it[1] & -it[1]))
+        self.masks = [m for _, m in items]
+        self.vals = vals = tuple(v for v, _ in items)
         reach = 1
         for v in vals:
             reach |= reach << v
         self.reach = reach
-        self.aces = royal and 1 in vals
-        self.royal = royal
+        self.aces = ace14 and 1 in vals
+        self.ace14 = ace14
         self._groups: dict[int, list[int]] = {}
         self._parts: dict[int, list[int]] = {}
 
     def _cards(self, pmasks) -> list[int]:
-        ids = self.ids
+        masks = self.masks
         out = []
         for pm in pmasks:
             m = 0
             while pm:
                 low = pm & -pm
-                m |= 1 << ids[low.bit_length() - 1]
+                m |= masks[low.bit_length() - 1]
                 pm ^= low
             out.append(m)
         return out
 
     def groups(self, t: int) -> list[int]:
-        """Card masks of the sets of loose cards whose values sum to ``t``."""
+        """Card masks of the sets of items whose values sum to ``t``."""
         g = self._groups.get(t)
         if g is None:
-            lone = self.royal and t == 14
+            lone = self.ace14 and t == 14
             if t <= 0 or not (self.reach >> t & 1 or (lone and self.aces)):
                 g = []
             else:
@@ -180,11 +198,11 @@ class Loose:
         return g
 
     def parts(self, t: int) -> list[int]:
-        """Card masks (0 first) of the loose collections that split into sets of ``t``."""
+        """Card masks (0 first) of the item collections that split into sets of ``t``."""
         p = self._parts.get(t)
         if p is None:
-            lone = self.royal and t == 14
-            if not (self.reach >> t & 1 or (lone and self.aces)):
+            lone = self.ace14 and t == 14
+            if t <= 0 or not (self.reach >> t & 1 or (lone and self.aces)):
                 p = [0]
             else:
                 p = self._cards(partitions(self.vals, t, lone))
@@ -192,9 +210,16 @@ class Loose:
         return p
 
 
+def capture_values(rules: Rules, cv: int) -> tuple[int, ...]:
+    """The values a card of value ``cv`` captures with (a Royal Ace: 1 or 14)."""
+    return (1, 14) if rules.ace14 and cv == 1 else (cv,)
+
+
 def generate(st) -> list[Move]:
     """The legal moves of ``st`` (uncached; ``legal_moves`` caches them on the state)."""
     r = st.rules
+    if r.multi_play:
+        return _generate_multi(st)
     deck = r.deck
     seat = st.current
     hand = st.hands[seat]
@@ -203,107 +228,157 @@ def generate(st) -> list[Move]:
     rank_mask = deck.rank_mask
     loose = st.loose
     builds = st.builds
-    royal = r.royal
+    ace14 = r.ace14
     dom_trail = r.dom_trail
     by_value = {b.value: b for b in builds}
-    owned = [b.value for b in builds if b.owner == seat]
-    table = Loose(loose, values, royal)
+    owned = [b for b in builds if b.owner == seat]
+    owned_values = [b.value for b in owned]
+    table = Items(loose, values, ace14,
+                  tuple(b for b in builds if not b.multiple) if r.build_as_card else ())
     make = Move.make
     out: list[Move] = []
+    if st.pending_orange == seat:
+        out.append(make(deck, "call", 0, 0, None))
     hand_ids = bit_list(hand)
-    in_hand: dict[int, int] = {}  # build values the hand can back -> how many cards
-    for i in hand_ids:
-        v = values[i]
-        if v is not None:
-            in_hand[v] = in_hand.get(v, 0) + 1
-            if v == 1 and royal:
-                in_hand[14] = in_hand.get(14, 0) + 1
+    in_hand = _held_values(r, hand_ids)
+
+    def keeps(rest: int, tm: int, extra: list[int]) -> bool:
+        """C-build-keep after a move taking ``tm``: the seat still backs its other builds."""
+        if not owned:
+            return not extra or backs(r, rest, extra)
+        left = [b.value for b in owned if not b.cards & tm] + extra
+        return backs(r, rest, left)
+
+    def raises_own(tm: int, V: int) -> bool:
+        """V-dom-build: the move would change the value of the seat's own single build."""
+        return r.dom_build and any(b.owner == seat and not b.multiple and b.value != V
+                                   and b.cards & tm for b in builds)
 
     for c in hand_ids:
         cbit = 1 << c
         rest = hand & ~cbit
         cv = values[c]
         same_rank = loose & rank_mask[rank_of[c]]
+        targets = [V for V in in_hand if in_hand[V] > (cv == V or (V == 14 and cv == 1 and ace14))]
 
-        # Trail (C-trail, C-owner-trail, V-dom-trail).
-        if not owned and not (dom_trail and same_rank):
+        # Trail (C-trail, C-owner-trail, V-owner-may-trail, V-dom-trail, V-build-loose).
+        may_trail = (not owned or (r.owner_may_trail and backs(r, rest, owned_values))) \
+            and not (dom_trail and same_rank)
+        if may_trail:
             out.append(make(deck, "trail", cbit, 0, None))
+            if r.build_loose:
+                for V in targets:
+                    vb = by_value.get(V)
+                    vcards = vb.cards if vb is not None else 0
+                    for sm in table.parts(V):
+                        if vb is None and (sm.bit_count() < 2 or any(b.cards == sm
+                                                                      for b in builds)):
+                            continue  # a new build needs two cards or more
+                        tm = sm | vcards
+                        if not tm or not keeps(rest, tm, [V]) or raises_own(tm, V):
+                            continue
+                        total = sum(values[i] for i in bit_list(sm))
+                        out.append(make(deck, "trail", cbit, tm, V, vb is not None or total != V))
 
-        # Captures (C-capture, C-face, C-build-keep, V-dom-trail).
+        # Captures (C-capture, C-face, C-build-keep, V-dom-trail, V-build-as-card).
         if cv is None:
             for t in bit_list(same_rank):
-                out.append(make(deck, "capture", cbit, 1 << t, None))
+                _capture(out, r, deck, cbit, 1 << t, None)
             continue
         need = same_rank if dom_trail else 0
-        keep_loose = backs(r, rest, owned)
         seen: set[int] = set()
-        for v in ((1, 14) if royal and cv == 1 else (cv,)):
+        for v in capture_values(r, cv):
             b = by_value.get(v)
-            keep_build = b is not None and (
-                keep_loose if b.owner != seat else backs(r, rest, _without(owned, v)))
-            if not keep_loose and not keep_build:
-                continue
+            bcards = b.cards if b is not None else 0
             for cm in table.parts(v):
-                if need & ~cm:
-                    continue
-                if cm and keep_loose and cm not in seen:
-                    seen.add(cm)
-                    out.append(make(deck, "capture", cbit, cm, v))
-                if keep_build:
-                    tm = cm | b.cards
-                    if tm not in seen:
+                for tm in (cm, cm | bcards) if bcards else (cm,):
+                    if tm and tm not in seen and not need & ~tm and keeps(rest, tm, []):
                         seen.add(tm)
-                        out.append(make(deck, "capture", cbit, tm, v))
+                        _capture(out, r, deck, cbit, tm, v)
 
         # Builds (C-build, C-build-raise, C-build-extend, C-one-per-value, V-dom-build).
         if not r.building:
             continue
-        for V in sorted(in_hand):
-            if in_hand[V] - (cv == V or (V == 14 and cv == 1 and royal)) <= 0:
-                continue  # no other card in hand captures a build of V
-            vb = by_value.get(V)
-            # A set holding the played card (alone, or with loose cards) plus loose sets of V;
-            # it joins the V-build if there is one (C-build, C-build-extend, C-one-per-value).
-            if backs(r, rest, _without(owned, V) + [V]):
-                alone = cv == V or (royal and cv == 1 and V == 14)
-                cgroups = ([0] if alone else []) + (table.groups(V - cv) if V > cv else [])
-                if cgroups:
-                    extra = table.parts(V)
-                    vcards = vb.cards if vb is not None else 0
-                    made: set[int] = set()
-                    for g in cgroups:
-                        for sm in extra:
-                            if g & sm:
-                                continue
-                            lm = g | sm
-                            if (not lm and vb is None) or lm in made:
-                                continue  # the card alone is a trail, not a build
-                            made.add(lm)
-                            out.append(make(deck, "build", cbit, lm | vcards, V,
-                                            vb is not None or sm != 0))
-            # Raising a single build by the played card (C-build-raise), plus loose sets of V.
-            for b in builds:
-                if b.multiple or b.value + cv != V or (r.dom_build and b.owner == seat):
-                    continue
-                if not backs(r, rest, _without(_without(owned, b.value), V) + [V]):
-                    continue
-                base = b.cards | (vb.cards if vb is not None else 0)
-                for lm in table.parts(V):
-                    out.append(make(deck, "build", cbit, base | lm, V, bool(lm) or vb is not None))
+        for V in targets:
+            _builds(out, r, st, table, c, cv, V, by_value.get(V),
+                    lambda tm, V=V, rest=rest: keeps(rest, tm, [V]) and not raises_own(tm, V),
+                    False)
     if r.partner_build:
-        out.extend(partner_builds(st))
+        _partner_builds(out, st, table, by_value, owned)
     return out
 
 
-def _without(values: list[int], v: int) -> list[int]:
-    return [x for x in values if x != v] if v in values else values
+def _held_values(r: Rules, ids: list[int]) -> dict[int, int]:
+    """Build values the cards ``ids`` can back -> how many cards (a Royal Ace backs 1 and 14)."""
+    held: dict[int, int] = {}
+    values = r.values
+    for i in ids:
+        v = values[i]
+        if v is not None:
+            held[v] = held.get(v, 0) + 1
+            if v == 1 and r.ace14:
+                held[14] = held.get(14, 0) + 1
+    return dict(sorted(held.items()))
 
 
-def partner_builds(st) -> list[Move]:
+def _capture(out: list, r: Rules, deck: Deck, cbit: int, tm: int, v: int | None) -> None:
+    out.append(Move.make(deck, "capture", cbit, tm, v))
+    if r.orange_calls:  # V-tux-score: the capturer may call orange (falsely, too)
+        out.append(Move.make(deck, "capture", cbit, tm, v, None, False, True))
+
+
+def _builds(out: list, r: Rules, st, table: Items, c: int, cv: int, V: int, vb, ok,
+            for_partner: bool) -> None:
+    """Build moves of value ``V`` made by playing card ``c``; ``ok(taken)`` checks ownership."""
+    deck = r.deck
+    cbit = 1 << c
+    vcards = vb.cards if vb is not None else 0
+    made: set[int] = set()
+    # A set holding the played card (alone, or with items) plus further sets of V; it joins
+    # the V-build if there is one (C-build, C-build-extend, C-one-per-value).
+    alone = cv == V or (r.ace14 and cv == 1 and V == 14)
+    cgroups = ([0] if alone else []) + (table.groups(V - cv) if V > cv else [])
+    if cgroups:
+        extra = table.parts(V)
+        for g in cgroups:
+            for sm in extra:
+                if g & sm:
+                    continue
+                tm = g | sm | vcards
+                if not tm or tm in made or not ok(tm):
+                    continue  # the card alone is a trail, not a build
+                made.add(tm)
+                out.append(Move.make(deck, "build", cbit, tm, V, vb is not None or sm != 0,
+                                     for_partner))
+    # Raising a single build by the played card (C-build-raise), with table cards helping
+    # under V-raise-with-table, plus further sets of V.
+    for b in st.builds:
+        if b.multiple or b.value + cv > V:
+            continue
+        rise = V - b.value - cv
+        if rise == 0:
+            helpers = [0]
+        elif r.raise_with_table:
+            helpers = [t for t in table.groups(rise) if not t & b.cards]
+        else:
+            continue
+        base = b.cards | vcards
+        for t in helpers:
+            for sm in table.parts(V):
+                if sm & (t | b.cards):
+                    continue
+                tm = base | t | sm
+                if tm in made or not ok(tm):
+                    continue
+                made.add(tm)
+                out.append(Move.make(deck, "build", cbit, tm, V, bool(sm) or vb is not None,
+                                     for_partner))
+
+
+def _partner_builds(out: list, st, table: Items, by_value: dict, owned: list) -> None:
     """V-partner-build: builds made for partner when public play proves partner holds the
     value (partner owns that build, or built that value before and has not played it)."""
     r = st.rules
-    deck = r.deck
     seat = st.current
     partner = (seat + 2) % 4
     provable = st.proven[partner]
@@ -311,104 +386,119 @@ def partner_builds(st) -> list[Move]:
         if b.owner == partner:
             provable |= 1 << b.value
     if not provable:
-        return []
-    values = r.values
+        return
     hand = st.hands[seat]
     p_hand = st.hands[partner]
-    builds = st.builds
-    by_value = {b.value: b for b in builds}
-    owned = [b.value for b in builds if b.owner == seat]
-    p_owned = [b.value for b in builds if b.owner == partner]
-    ids = [i for i in bit_list(st.loose) if values[i] is not None]
-    vals = tuple(values[i] for i in ids)
-    royal = r.royal
-    out = []
+    p_owned = [b for b in st.builds if b.owner == partner]
     for c in bit_list(hand):
-        cv = values[c]
+        cv = r.values[c]
         if cv is None:
             continue
-        cbit = 1 << c
-        rest = hand & ~cbit
-        pos = sum(1 for i in ids if i < c)
-        c_ids = ids[:pos] + [c] + ids[pos:]
-        c_vals = vals[:pos] + (cv,) + vals[pos:]
-        cpos = 1 << pos
+        rest = hand & ~(1 << c)
         for V in range(1, r.max_value + 1):
             if not provable >> V & 1:
                 continue
-            vb = by_value.get(V)
-            mine_after = _without(owned, V)
-            if backs(r, rest, mine_after) and backs(r, p_hand, _without(p_owned, V) + [V]):
-                for pm in partitions(c_vals, V, royal and V == 14):
-                    if not pm & cpos:
-                        continue
-                    lm = 0
-                    total = cv
-                    for j in bit_list(pm & ~cpos):
-                        lm |= 1 << c_ids[j]
-                        total += c_vals[j]
-                    if vb is None and not lm:
-                        continue
-                    taken = lm | (vb.cards if vb is not None else 0)
-                    out.append(Move.make(deck, "build", cbit, taken, V,
-                                         vb is not None or total != V, True))
-            for b in builds:
-                if b.multiple or b.value + cv != V or (r.dom_build and b.owner == seat):
-                    continue
-                if not (backs(r, rest, _without(_without(owned, b.value), V))
-                        and backs(r, p_hand, _without(_without(p_owned, b.value), V) + [V])):
-                    continue
-                base = b.cards | (vb.cards if vb is not None else 0)
-                for pm in partitions(vals, V, royal and V == 14):
-                    lm = 0
-                    for j in bit_list(pm):
-                        lm |= 1 << ids[j]
-                    out.append(Move.make(deck, "build", cbit, base | lm, V,
-                                         bool(lm) or vb is not None, True))
+
+            def ok(tm: int, V: int = V, rest: int = rest) -> bool:
+                mine = [b.value for b in owned if not b.cards & tm]
+                theirs = [b.value for b in p_owned if not b.cards & tm] + [V]
+                own_raise = r.dom_build and any(
+                    b.owner == seat and not b.multiple and b.value != V and b.cards & tm
+                    for b in st.builds)
+                return backs(r, rest, mine) and backs(r, p_hand, theirs) and not own_raise
+
+            _builds(out, r, st, table, c, cv, V, by_value.get(V), ok, True)
+
+
+def _generate_multi(st) -> list[Move]:
+    """V-hun-play: several hand cards whose total t capture items or sets each totalling t
+    (Ulmann: hand cards split into sets each totalling t; Kovacs: t at most 13), or one card
+    trails. No building."""
+    r = st.rules
+    deck = r.deck
+    seat = st.current
+    hand = st.hands[seat]
+    values = r.values
+    table = Items(st.loose, values, r.ace14)
+    out: list[Move] = []
+    if r.claims:
+        out.append(Move.make(deck, "claim", 0, 0, None))
+    ids = bit_list(hand)
+    subsets = sorted((m for m in range(1, 1 << len(ids))),
+                     key=lambda m: (m.bit_count(), m))
+    for pm in subsets:
+        cards = [ids[j] for j in range(len(ids)) if pm >> j & 1]
+        pmask = 0
+        for i in cards:
+            pmask |= 1 << i
+        vals = tuple(values[i] for i in cards)
+        if len(cards) == 1:
+            out.append(Move.make(deck, "trail", pmask, 0, None))
+        totals = {sum(vals)}
+        if r.ace14 and vals == (1,):
+            totals.add(14)
+        if r.ulmann and len(cards) > 1:
+            full = (1 << len(vals)) - 1
+            for t in range(1, sum(vals)):
+                if full in partitions(vals, t, r.ace14 and t == 14):
+                    totals.add(t)
+        seen: set[int] = set()
+        for t in sorted(totals):
+            if r.kovacs and t > 13:
+                continue
+            for tm in table.parts(t):
+                if tm and tm not in seen:
+                    seen.add(tm)
+                    out.append(Move.make(deck, "capture", pmask, tm, t))
     return out
 
 
 # -- notation --------------------------------------------------------------------------------
 
+_CARDS = r"[^\s+]+(?:\s*\+\s*[^\s+]+)*"
 _MOVE_RE = re.compile(
-    r"^\s*(?P<played>[^\s]+(?:\s*\+\s*[^\s+]+)*)\s+(?P<verb>trails?|captures?|takes?|builds?)"
-    r"(?:\s+(?P<value>\d+))?(?:\s+(?:on|from)?\s*(?P<taken>[^\s]+(?:\s*\+\s*[^\s+]+)*))?"
-    r"(?P<partner>\s+for\s+partner)?\s*$",
+    rf"^\s*(?P<played>{_CARDS})\s+(?:(?P<trail>trails?)(?:\s+and\s+builds?\s+(?P<tvalue>\d+)"
+    rf"\s+(?:on\s+)?(?P<ttaken>{_CARDS}))?"
+    rf"|(?P<capture>captures?|takes?)\s+(?P<ctaken>{_CARDS})(?P<orange>\s+calling\s+orange)?"
+    rf"|(?P<build>builds?)\s+(?P<bvalue>\d+)\s+(?:on\s+)?(?P<btaken>{_CARDS})"
+    rf"(?P<partner>\s+for\s+partner)?)\s*$",
     re.IGNORECASE,
 )
+_CLAIM_RE = re.compile(r"^\s*claims?(\s+the\s+game)?\s*$", re.IGNORECASE)
+_CALL_RE = re.compile(r"^\s*calls?\s+orange\s*$", re.IGNORECASE)
 
 
 def parse_move(text: str, state) -> Move:
-    """Read a move in notation (``7H captures 5S+2C``, ``3H builds 8 on 5S``, ``KD trails``).
+    """Read a move in notation: ``KD trails``, ``7H captures 5S+2C``, ``3H builds 8 on 5S``,
+    ``3H builds 9 on 6S for partner``, ``KD trails and builds 8 on 3S+5C`` (V-build-loose),
+    ``9S+3H captures QD`` (Hungarian), ``5R captures 2Y+3G calling orange``, ``calls orange``,
+    ``claims the game``.
 
     Only the syntax and the cards are checked here; ``apply_move`` judges legality. A capture
-    written without its value takes the value of the matching legal move (or the card's).
+    written without its value takes the value of the matching legal move (or the cards').
     """
     if not isinstance(text, str):
         raise ValueError(f"move text must be a string, got {text!r}")
+    deck = state.rules.deck if state is not None else STANDARD
+    if _CLAIM_RE.match(text):
+        return Move.make(deck, "claim", 0, 0, None)
+    if _CALL_RE.match(text):
+        return Move.make(deck, "call", 0, 0, None)
     m = _MOVE_RE.match(text)
     if not m:
         raise ValueError(f"cannot read move {text!r}: expected e.g. '7H captures 5S+2C', "
                          "'3H builds 8 on 5S' or 'KD trails'")
-    deck = state.rules.deck if state is not None else STANDARD
-    verb = m["verb"].lower()
-    kind = "trail" if verb.startswith("trail") else "build" if verb.startswith("build") else "capture"
     played = _parse_cards(m["played"], deck, text)
-    taken = _parse_cards(m["taken"], deck, text) if m["taken"] else 0
-    value = int(m["value"]) if m["value"] else None
-    if kind == "trail" and (taken or value is not None):
-        raise ValueError(f"cannot read move {text!r}: a trail takes no table cards")
-    if kind == "capture" and value is not None and m["taken"] is None:
-        raise ValueError(f"cannot read move {text!r}: a capture names the cards it takes")
-    if kind == "capture" and not taken:
-        raise ValueError(f"cannot read move {text!r}: a capture names the cards it takes")
-    if kind == "build" and (value is None or not taken):
-        raise ValueError(f"cannot read move {text!r}: write a build as '3H builds 8 on 5S'")
-    if m["partner"] and kind != "build":
-        raise ValueError(f"cannot read move {text!r}: only a build is made 'for partner'")
-    if kind == "capture" and value is None:
+    if m["trail"]:
+        taken = _parse_cards(m["ttaken"], deck, text) if m["ttaken"] else 0
+        value = int(m["tvalue"]) if m["tvalue"] else None
+        return Move.make(deck, "trail", played, taken, value)
+    if m["capture"]:
+        taken = _parse_cards(m["ctaken"], deck, text)
         value = _capture_value(state, played, taken, deck)
-    return Move.make(deck, kind, played, taken, value, None, bool(m["partner"]))
+        return Move.make(deck, "capture", played, taken, value, None, False, bool(m["orange"]))
+    taken = _parse_cards(m["btaken"], deck, text)
+    return Move.make(deck, "build", played, taken, int(m["bvalue"]), None, bool(m["partner"]))
 
 
 def _parse_cards(text: str, deck: Deck, whole: str) -> int:

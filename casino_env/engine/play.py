@@ -10,9 +10,9 @@ import random
 
 from .cards import SPADE, bit_list
 from .dealing import deal, shuffle
-from .moves import Move, backs, legal_moves, parse_move
+from .moves import Move, backs, capture_values, legal_moves, parse_move
 from .rules import make_rules
-from .scoring import certain, criteria, finish_hand, restricted
+from .scoring import certain, criteria, earned, finish_hand, restricted
 from .sets import partitions
 from .state import Build, Sides, State
 
@@ -38,21 +38,12 @@ def new_game(variant: str = "casino", players: int = 2, seed: int | None = None,
     n, sides = rules.players, rules.sides
     st.rules = rules
     st.dealer = n - 1  # so that seat 0 leads the first hand
-    st.current = 0
-    st.hands = (0,) * n
-    st.loose = 0
-    st.builds = ()
-    st.stock = ()
-    st.piles = (0,) * sides
-    st.sweeps = (0,) * sides
     st.scores = Sides((0,) * sides)
     st.hand_points = None
-    st.last_capturer = None
     st.seed = seed
     st.game_over = False
     st.winner = None
-    st.met = ()
-    st.proven = (0,) * n
+    st.hand_no = 0
     st._moves = None
     st._index = None
     _start_hand(st)
@@ -63,13 +54,17 @@ def _start_hand(st: State) -> None:
     """Shuffle from the state's seed and make the first deal of a hand (in place)."""
     r = st.rules
     stock, st.seed = shuffle(r.deck, st.seed)
-    st.hands, st.stock, st.loose = deal((0,) * r.players, stock, r.players, st.dealer, True)
+    st.hands, st.stock, st.loose = deal((0,) * r.players, stock, r.players, st.dealer, True,
+                                        r.hand_size)
     st.builds = ()
     st.piles = (0,) * r.sides
     st.sweeps = (0,) * r.sides
     st.last_capturer = None
     st.met = ()
     st.proven = (0,) * r.players
+    st.events = ()
+    st.pending_orange = None
+    st.extra_turn = False
     st.current = (st.dealer + 1) % r.players
 
 
@@ -96,11 +91,11 @@ def _find(state: State, move: Move) -> Move | None:
     if index is None:
         index = {}
         for m in legal_moves(state):
-            index.setdefault((m.kind, m.played_mask, m.taken_mask, m.for_partner,
+            index.setdefault((m.kind, m.played_mask, m.taken_mask, m.for_partner, m.orange,
                               None if m.kind == "capture" else m.value), m)
         state._index = index
     found = index.get((move.kind, move.played_mask, move.taken_mask, move.for_partner,
-                       None if move.kind == "capture" else move.value))
+                       move.orange, None if move.kind == "capture" else move.value))
     if found is not None and move.kind == "capture" and move.value is not None \
             and move.value != found.value and not _reads_as(state, found, move.value):
         return None
@@ -108,15 +103,21 @@ def _find(state: State, move: Move) -> Move | None:
 
 
 def _reads_as(state: State, move: Move, v: int) -> bool:
-    """True if the capture ``move`` is also valid with capture value ``v`` (a Royal Ace's
-    other reading, C-move)."""
+    """True if the capture ``move`` is also valid with capture value ``v`` (C-move: another
+    Ace reading, or another Ulmann split of the hand cards)."""
     r = state.rules
-    c = bit_list(move.played_mask)[0]
-    cv = r.values[c]
-    if v not in ((1, 14) if r.royal and cv == 1 else (cv,)):
+    vals = tuple(r.values[c] for c in bit_list(move.played_mask))
+    if None in vals:
         return False
+    if r.multi_play:
+        if r.kovacs and v > 13:
+            return False
+        ok = sum(vals) == v or (r.ace14 and vals == (1,) and v == 14) or (
+            r.ulmann and (1 << len(vals)) - 1 in partitions(vals, v, r.ace14 and v == 14))
+    else:
+        ok = v in capture_values(r, vals[0])
     tm = move.taken_mask
-    if any(b.value != v for b in state.builds if b.cards & tm):
+    if not ok or any(b.value != v for b in state.builds if b.cards & tm):
         return False
     return _partitions_into(r, tm & state.loose, v)
 
@@ -127,14 +128,22 @@ def play(state: State, m: Move) -> State:
     r = st.rules
     seat = st.current
     side = r.side(seat)
+    kind = m.kind
+    if kind == "claim":
+        return _claim(st, side)
+    if kind == "call":  # V-tux-score: the previous capture's orange, called by the next player
+        st.events = st.events + ((side, "orange call", 10),)
+        st.pending_orange = None
+        return st
     pm, tm = m.played_mask, m.taken_mask
     hands = list(st.hands)
     hands[seat] &= ~pm
     st.hands = tuple(hands)
+    st.pending_orange = None
     lost = ()  # builds this move takes from their owners
-    if m.kind == "trail":
-        st.loose |= pm
-    elif m.kind == "capture":
+    swept = False
+    if kind == "capture":
+        first_play = r.nagy and _first_play(state)
         st.loose &= ~tm
         if st.builds:
             lost = tuple(b for b in st.builds if b.cards & tm)
@@ -144,33 +153,112 @@ def play(state: State, m: Move) -> State:
         piles[side] |= pm | tm
         st.piles = tuple(piles)
         st.last_capturer = seat
-        if not st.loose and not st.builds and r.sweeps:
-            _record_sweep(st, side)
+        swept = not st.loose and not st.builds
+        if swept and r.sweeps:
+            _record_sweep(st, side, 2 if first_play else 1, tm.bit_count())
+        if r.scoring == "tuxedo":
+            _orange(st, seat, side, tm, m.orange)
         if r.dom_end:
             _update_met(st)
     else:
-        owner = (seat + 2) % 4 if m.for_partner else seat
-        st.loose &= ~tm
-        lost = tuple(b for b in st.builds if b.cards & tm)
-        kept = [b for b in st.builds if not b.cards & tm]
-        kept.append(Build(m.value, tm | pm, owner, m.multiple))
-        kept.sort()
-        st.builds = tuple(kept)
-        lost = tuple(b for b in lost if b.owner != owner)
+        if kind == "trail":
+            st.loose |= pm
+        if tm:  # a build, or a trail that also builds (V-build-loose)
+            owner = (seat + 2) % 4 if m.for_partner else seat
+            st.loose &= ~tm
+            lost = tuple(b for b in st.builds if b.cards & tm)
+            kept = [b for b in st.builds if not b.cards & tm]
+            cards = tm | pm if kind == "build" else tm
+            kept.append(Build(m.value, cards, owner, m.multiple))
+            kept.sort()
+            st.builds = tuple(kept)
+            lost = tuple(b for b in lost if b.owner != owner)
     if r.partner_build:
         _update_proven(st, seat, pm, lost)
-    return _next_turn(st, seat)
+    if r.earned_wins and kind == "capture" and _earned_win(st):
+        return st
+    return _next_turn(st, seat, swept)
 
 
-def _record_sweep(st: State, side: int) -> None:
+def _first_play(st: State) -> bool:
+    """Nagy: no card has been played yet this hand (the four initial cards lie alone)."""
+    r = st.rules
+    return (not any(st.piles) and st.loose.bit_count() == 4 and not st.builds
+            and all(h.bit_count() == r.hand_size for h in st.hands)
+            and len(st.stock) == r.deck.size - 4 - r.hand_size * r.players)
+
+
+def _record_sweep(st: State, side: int, count: int, size: int) -> None:
     r = st.rules
     if r.restricted_no_sweeps and side in restricted(r, st.scores):
         return
     sweeps = list(st.sweeps)
-    sweeps[side] += 1
+    sweeps[side] += count
     if r.cancel and all(sweeps):  # V-cancel
         sweeps = [k - 1 for k in sweeps]
     st.sweeps = tuple(sweeps)
+    if r.scoring == "tuxedo":  # V-tux-score: 10 for a sweep of 4 or more table cards, else 5
+        st.events = st.events + ((side, "sweep", 10 if size >= 4 else 5),)
+
+
+def _orange(st: State, seat: int, side: int, tm: int, called: bool) -> None:
+    """V-tux-score: a capture taking a red and a yellow card is an orange (10 points)."""
+    suit = st.rules.deck.suit_mask
+    is_orange = bool(tm & suit[0]) and bool(tm & suit[1])  # colours R Y G B
+    if not st.rules.orange_calls:
+        if is_orange:
+            st.events = st.events + ((side, "orange", 10),)
+        return
+    if called:
+        st.events = st.events + ((side, "orange", 10) if is_orange else (side, "false call", -10),)
+    elif is_orange:
+        st.pending_orange = -1  # set to the next seat to move in _next_turn
+
+
+def _earned_win(st: State) -> bool:
+    """V-earned / V-hun-end: the game ends as soon as a side's points, counted as earned,
+    bring it to the target (in place; True if it ended)."""
+    r = st.rules
+    points = earned(r, st.piles, st.sweeps, st.events, _left(st))
+    totals = [s + p for s, p in zip(st.scores, points)]
+    reached = [s for s, t in enumerate(totals) if t >= r.target]
+    if not reached:
+        return False
+    best = max(totals[s] for s in reached)
+    tops = [s for s in reached if totals[s] == best]
+    side = r.side(st.current)
+    winner = side if side in tops else tops[0]
+    _end_game(st, points, winner)
+    return True
+
+
+def _left(st: State) -> tuple[int, int]:
+    """(cards, spades) not yet captured this hand."""
+    everything = st.loose | sum(st.hands)
+    for b in st.builds:
+        everything |= b.cards
+    spade = st.rules.deck.suit_mask[SPADE]
+    spades = (everything & spade).bit_count() + sum(1 for c in st.stock if spade >> c & 1)
+    return everything.bit_count() + len(st.stock), spades
+
+
+def _claim(st: State, side: int) -> State:
+    """V-hun-end claims: a correct claim (earned points reach the target) wins, a false one
+    loses."""
+    r = st.rules
+    points = earned(r, st.piles, st.sweeps, st.events, _left(st))
+    correct = st.scores[side] + points[side] >= r.target
+    _end_game(st, points, side if correct else next(s for s in range(r.sides) if s != side))
+    return st
+
+
+def _end_game(st: State, points: list[int], winner: int) -> None:
+    st.hand_points = Sides(points)
+    st.scores = Sides(s + p for s, p in zip(st.scores, points))
+    st.game_over = True
+    st.winner = winner
+    st.pending_orange = None
+    st.extra_turn = False
 
 
 def _update_met(st: State) -> None:
@@ -179,12 +267,11 @@ def _update_met(st: State) -> None:
     limits = restricted(r, st.scores)
     if not limits:
         return
-    everything = st.loose | sum(st.hands) | sum(st.piles)
-    for b in st.builds:
-        everything |= b.cards
+    left, left_spades = _left(st)
+    piled = sum(st.piles)
     spade = r.deck.suit_mask[SPADE]
-    spades = (everything & spade).bit_count() + sum(1 for c in st.stock if spade >> c & 1)
-    in_play = everything.bit_count() + len(st.stock)
+    in_play = left + piled.bit_count()
+    spades = left_spades + (piled & spade).bit_count()
     met = list(st.met)
     for side, short in limits.items():
         if side not in met and all(certain(r, item, side, st.piles, in_play, spades)
@@ -205,19 +292,32 @@ def _update_proven(st: State, seat: int, played: int, lost: tuple) -> None:
         v = r.values[c]
         if v is not None:
             proven[seat] &= ~(1 << v)
-            if v == 1 and r.royal:
+            if v == 1 and r.ace14:
                 proven[seat] &= ~(1 << 14)
     st.proven = tuple(proven)
 
 
-def _next_turn(st: State, seat: int) -> State:
-    n = st.rules.players
+def _next_turn(st: State, seat: int, swept: bool = False) -> State:
+    """Pass the turn to the next seat holding cards (Nagy: a seat plays twice after the
+    opponent's sweep); deal or end the hand when no one holds any."""
+    r = st.rules
+    n = r.players
     hands = st.hands
+    if r.nagy:
+        again = st.extra_turn and not swept and hands[seat]
+        st.extra_turn = False
+        if again:
+            return st
     for k in range(1, n + 1):
         nxt = (seat + k) % n
         if hands[nxt]:
             st.current = nxt
+            if st.pending_orange == -1:
+                st.pending_orange = nxt
+            if r.nagy and swept:
+                st.extra_turn = True
             return st
+    st.pending_orange = None
     return settle(st, fresh=True)
 
 
@@ -229,10 +329,14 @@ def settle(st: State, fresh: bool = False) -> State:
     if not fresh:
         st = st._copy()
     r = st.rules
+    st.extra_turn = False
     if st.stock:
-        st.hands, st.stock, extra = deal(st.hands, st.stock, r.players, st.dealer, False)
+        st.hands, st.stock, extra = deal(st.hands, st.stock, r.players, st.dealer, False,
+                                         r.hand_size)
         st.loose |= extra
         st.current = (st.dealer + 1) % r.players
+        if r.nagy and st.last_capturer is not None:
+            st.current = st.last_capturer  # Nagy: the last capturer leads the next round
         return settle(st, fresh=True)
     # End of the hand: the residue goes to the last capturer's side (C-residue).
     taker = st.last_capturer if st.last_capturer is not None else st.dealer
@@ -247,7 +351,8 @@ def settle(st: State, fresh: bool = False) -> State:
         st.builds = ()
         if r.dom_end:
             _update_met(st)
-    points, winner = finish_hand(r, tuple(st.scores), st.piles, st.sweeps, st.met)
+    points, winner = finish_hand(r, tuple(st.scores), st.piles, st.sweeps, st.met, st.events,
+                                 r.side(taker) if st.last_capturer is not None else None)
     st.hand_points = Sides(points)
     st.scores = Sides(s + p for s, p in zip(st.scores, points))
     if winner is not None:
@@ -257,6 +362,7 @@ def settle(st: State, fresh: bool = False) -> State:
     if st.seed is None:
         st.seed = random.SystemRandom().getrandbits(63)
     st.dealer = (st.dealer + 1) % r.players
+    st.hand_no += 1
     _start_hand(st)
     return st
 
@@ -274,10 +380,23 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
     seat = state.current
     hand = state.hands[seat]
     pm, tm = move.played_mask, move.taken_mask
+    if move.kind == "claim":
+        return ("V-hun-end", "claims are made only under rule switch 'claims'") if not r.claims \
+            else ("V-hun-end", "a claim plays no cards")
+    if move.kind == "call":
+        if not r.orange_calls:
+            return "V-tux-score", "oranges are called only under rule switch 'orange_calls'"
+        return "V-tux-score", f"there is no missed orange for seat {seat} to call"
+    if move.orange and not (r.orange_calls and move.kind == "capture"):
+        return "V-tux-score", "only a capture calls orange, under rule switch 'orange_calls'"
+    if not pm:
+        return "C-turn", "a turn plays a card from hand"
+    if pm & ~hand:
+        return "C-turn", f"{'+'.join(d.strs(pm & ~hand))} not in seat {seat}'s hand"
+    if r.multi_play:
+        return _why_multi(state, move)
     if pm.bit_count() != 1:
         return "C-turn", "a turn plays exactly one card from hand"
-    if pm & ~hand:
-        return "C-turn", f"{d.names[bit_list(pm)[0]]} is not in seat {seat}'s hand"
     c = bit_list(pm)[0]
     cname = d.names[c]
     cv = r.values[c]
@@ -294,14 +413,25 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
     taken_builds = [b for b in state.builds if b.cards & tm]
     loose_taken = tm & state.loose
     if move.kind == "trail":
-        if tm:
-            return "C-trail", "a trail takes no table cards"
-        if owned:
+        if tm and not r.build_loose:
+            return "C-trail", ("a trail takes no table cards (trailing and building in one turn "
+                               "needs rule switch 'build_loose', V-build-loose)")
+        if owned and not r.owner_may_trail:
             return "C-owner-trail", (f"seat {seat} owns the build of {owned[0].value} and may "
                                      "not trail: capture or build")
         if r.dom_trail and same_rank:
             return "V-dom-trail", (f"{cname} matches the loose {d.strs(same_rank)[0]}: it must "
                                    "capture or build, not trail")
+        if owned and not backs(r, rest, [b.value for b in owned]):
+            return "C-build-keep", (f"seat {seat} owns the build of "
+                                    f"{_unbacked(r, rest, [b.value for b in owned])} and would be "
+                                    "left without a card to capture it")
+        if tm:
+            if move.value is None or not backs(r, rest, [move.value]):
+                return "V-build-loose", (f"seat {seat} holds no card of value {move.value} to "
+                                         "capture the build")
+            return "V-build-loose", (f"{'+'.join(d.strs(tm))} do not make a build of "
+                                     f"{move.value} from table cards")
         return "C-trail", "this trail is not allowed here"
     if move.kind == "capture":
         if not tm:
@@ -312,9 +442,10 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
         faces = [i for i in bit_list(tm) if r.values[i] is None]
         if faces and cv is not None:
             return "C-face", f"{d.names[faces[0]]} has no value: only a card of its rank takes it"
-        vs = (1, 14) if r.royal and cv == 1 else (cv,)
+        vs = capture_values(r, cv) if cv is not None else (None,)
         if move.value is not None and move.value not in vs:
-            return "C-capture", f"{cname} captures with value {'/'.join(map(str, vs))}, not {move.value}"
+            return "C-capture", (f"{cname} captures with value {'/'.join(map(str, vs))}, "
+                                 f"not {move.value}")
         ok = [v for v in vs if all(b.value == v for b in taken_builds)
               and _partitions_into(r, loose_taken, v)]
         if not ok:
@@ -395,6 +526,28 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
     return "C-build", "this build is not allowed here"
 
 
+def _why_multi(state: State, move: Move) -> tuple[str, str]:
+    """V-hun-play: why a Hungarian move is illegal."""
+    r = state.rules
+    d = r.deck
+    pm, tm = move.played_mask, move.taken_mask
+    if move.kind == "build":
+        return "V-hun-play", f"there is no building in {r.variant!r}"
+    if move.kind == "trail":
+        return "V-hun-play", "a trail is exactly one card and takes nothing"
+    if not tm:
+        return "C-capture", "a capture takes at least one table card"
+    if tm & ~state.loose:
+        return "C-capture", f"{'+'.join(d.strs(tm & ~state.loose))} not on the table"
+    vals = tuple(r.values[c] for c in bit_list(pm))
+    total = sum(vals)
+    if r.kovacs and (total > 13 and not r.ulmann or move.value is not None and move.value > 13):
+        return "V-hun-play", "Kovacs: no played or captured combination above 13"
+    v = move.value if move.value is not None else total
+    return "V-hun-play", (f"{'+'.join(d.strs(pm))} (total {total}) cannot take "
+                          f"{'+'.join(d.strs(tm))} as sets of {v}")
+
+
 def _unbacked(r, hand: int, values: list[int]) -> int:
     """The first build value in ``values`` that ``hand`` cannot back (C-build-keep)."""
     for i in range(len(values)):
@@ -409,4 +562,4 @@ def _partitions_into(r, mask: int, v: int) -> bool:
     vals = tuple(r.values[i] for i in ids)
     if None in vals:
         return False
-    return (1 << len(ids)) - 1 in partitions(vals, v, r.royal and v == 14)
+    return (1 << len(ids)) - 1 in partitions(vals, v, r.ace14 and v == 14)

@@ -1,7 +1,8 @@
 """Rule switches and the presets (variants) of RULES.md section 2, as one frozen ``Rules`` value.
 
 A switch's API name is its rule id without the prefix, lower-case, with underscores
-(``V-soto`` -> ``soto``). Presets are named sets of switches; every switch can be set alone.
+(``V-soto`` -> ``soto``). Presets are named sets of switches; every switch can be set alone
+on the presets where it makes sense, and is refused with a clear error elsewhere.
 """
 
 from __future__ import annotations
@@ -10,76 +11,129 @@ from dataclasses import dataclass, field, fields
 
 from .cards import DECKS, Deck
 
-# Switches a user may set (by name) and their types; everything else in Rules is preset-fixed.
-SWITCH_TYPES: dict[str, type] = {
-    "sweeps": bool,
-    "cancel": bool,
-    "countout": bool,
-    "dom_trail": bool,
-    "dom_build": bool,
-    "dom_end": bool,
-    "soto": bool,
-    "partner_build": bool,
-    "twenty_by_two_spades": bool,
-    "restricted_no_sweeps": bool,
-    "target": int,
+# Switches a user may set (by name), their types and what they do.
+SWITCHES: dict[str, tuple[type, str]] = {
+    "sweeps": (bool, "a capture that empties the table scores 1 (C-sweep)"),
+    "cancel": (bool, "when every side has an uncancelled sweep, each side cancels one "
+               "(V-cancel)"),
+    "countout": (bool, "if several sides reach the target in one hand, count points in the "
+                 "order cards, spades, 10D, 2S, aces SCHD, sweeps; first to the target wins "
+                 "(V-countout)"),
+    "dom_trail": (bool, "a card equal in value to a loose card may not trail; its captures "
+                  "take every loose card of that value (V-dom-trail)"),
+    "dom_build": (bool, "no raising your own single build (V-dom-build)"),
+    "dom_end": (bool, "endgame restrictions at 18/19/20 (V-dom-end)"),
+    "soto": (bool, "endgame restrictions start at 16 (V-soto; needs dom_end)"),
+    "partner_build": (bool, "build for partner when public play proves partner holds the "
+                      "value (V-partner-build)"),
+    "twenty_by_two_spades": (bool, "under V-dom-end a side at 20 wins only by the 2S"),
+    "restricted_no_sweeps": (bool, "under V-dom-end restricted sides record no sweeps"),
+    "build_loose": (bool, "trail a card and build other table cards in the same turn "
+                    "(V-build-loose)"),
+    "owner_may_trail": (bool, "the owner of a build may trail (V-owner-may-trail)"),
+    "raise_with_table": (bool, "table cards may help raise a single build with the played "
+                         "card (V-raise-with-table)"),
+    "build_as_card": (bool, "a single build counts as a card of its value for capturing and "
+                      "building (V-build-as-card)"),
+    "target": (int, "points needed to win the game (C-game, V-target)"),
+    "difference": (bool, "two sides: only the side with more points in a hand scores, the "
+                   "difference (V-target; on by default with target 11 outside hungarian)"),
+    "last_capture": (bool, "most cards 2 points and the hand's last capture 1 point "
+                     "(V-last-capture)"),
+    "earned": (bool, "points count as earned during play; the game ends when a side reaches "
+               "the target (V-earned, V-hun-end)"),
+    "ace_14": (bool, "an Ace may count 1 or 14 (Hungarian switch)"),
+    "ulmann": (bool, "hand cards may be split into sets each matching the capture; each hand "
+               "is played to its end (V-hun-play, V-hun-end)"),
+    "kovacs": (bool, "no played or captured combination above 13 (V-hun-play)"),
+    "nagy": (bool, "after a sweep the opponent plays twice; the last capturer leads each "
+             "round; the last round is played with hands exposed; sweeping the four initial "
+             "cards scores 2; winning in the first hand is a double game (V-hun-play)"),
+    "claims": (bool, "a player must claim the win on their turn: a correct claim wins, a false "
+               "one loses (V-hun-end)"),
+    "orange_calls": (bool, "an orange scores only if the capturer calls it; a false call costs "
+                     "10; the next player may call a missed orange for 10 (V-tux-score)"),
 }
-
-SWITCH_DOCS: dict[str, str] = {
-    "sweeps": "a capture that empties the table scores 1 (C-sweep)",
-    "cancel": "when every side has an uncancelled sweep, each side cancels one (V-cancel)",
-    "countout": "if several sides reach the target in one hand, count points in order "
-    "cards, spades, 10D, 2S, aces SCHD, sweeps; first to the target wins (V-countout)",
-    "dom_trail": "a card equal to a loose card may not trail; its captures take every "
-    "loose card of that value (V-dom-trail)",
-    "dom_build": "no raising your own single build (V-dom-build)",
-    "dom_end": "endgame restrictions at 18/19/20 (V-dom-end)",
-    "soto": "endgame restrictions start at 16 (V-soto; needs dom_end)",
-    "partner_build": "build for partner when provable from public play (V-partner-build)",
-    "twenty_by_two_spades": "under V-dom-end a side at 20 wins only by the 2S (seed 001)",
-    "restricted_no_sweeps": "under V-dom-end restricted sides record no sweeps at all",
-    "target": "points needed to win the game (C-game)",
-}
+SWITCH_TYPES: dict[str, type] = {k: t for k, (t, _) in SWITCHES.items()}
+SWITCH_DOCS: dict[str, str] = {k: d for k, (_, d) in SWITCHES.items()}
 
 
 @dataclass(frozen=True)
 class Preset:
-    """A named variant: its fixed traits, its default switches and the player counts it allows."""
+    """A named variant: fixed traits, default switches, the player counts it allows."""
 
     name: str
     title: str
     players: tuple[int, ...]
     deck: str
-    royal: bool  # J Q K count 11 12 13 and an Ace 1 or 14 (else C-face: faces match by rank)
+    values: str  # "classic" (C-face), "royal" (J 11, Q 12, K 13, A 1/14), "hungarian", "rook"
     building: bool
-    scoring: str
+    scoring: str  # "casino" (C-score), "spade", "wippen", "tuxedo"
+    hand_size: int
     defaults: dict = field(default_factory=dict)
     switches: tuple[str, ...] = ()  # switches that make sense for this preset
     description: str = ""
+    special: str = ""  # one line for the README's variant table
 
 
-_COMMON = ("sweeps", "countout", "cancel", "dom_trail", "dom_build", "dom_end", "soto",
-           "partner_build", "twenty_by_two_spades", "restricted_no_sweeps", "target")
+_BUILDING = ("dom_trail", "dom_build", "partner_build", "build_loose", "owner_may_trail",
+             "raise_with_table", "build_as_card")
+_DOM_END = ("dom_end", "soto", "twenty_by_two_spades", "restricted_no_sweeps")
+_GAME = ("target", "difference", "earned")
 
 PRESETS: dict[str, Preset] = {
     "casino": Preset(
-        "casino", "Casino (classic, Anglo-American)", (2, 3, 4), "standard", False, True, "casino",
-        dict(sweeps=False, target=21), _COMMON,
-        "Ace 1, numerals face value, J Q K capture only one card of their rank (C-face); "
-        "sweeps not scored by default."),
+        "casino", "Casino (classic, Anglo-American)", (2, 3, 4), "standard", "classic", True,
+        "casino", 4, dict(sweeps=False, target=21),
+        ("sweeps", "cancel", "countout", "last_capture") + _BUILDING + _DOM_END + _GAME,
+        "Ace 1, numerals face value, J Q K take only one card of their rank (C-face); "
+        "sweeps not scored by default.",
+        "J Q K only pair up; 11 points a hand"),
     "royal": Preset(
-        "royal", "Royal Casino (North America)", (2, 3, 4), "standard", True, True, "casino",
-        dict(sweeps=False, countout=True, target=21), _COMMON,
+        "royal", "Royal Casino (North America)", (2, 3, 4), "standard", "royal", True, "casino",
+        4, dict(sweeps=False, countout=True, target=21),
+        ("sweeps", "cancel", "countout", "last_capture") + _BUILDING + _DOM_END + _GAME,
         "J 11, Q 12, K 13, Ace 1 or 14; sweeps off by default (never cancelled when on); "
-        "count-out when several reach 21 in one hand (V-countout)."),
+        "count-out when several reach 21 in one hand (V-countout).",
+        "face cards count 11-13, Ace 1 or 14"),
     "dominican": Preset(
-        "dominican", "Casino in the Dominican Republic", (2, 3, 4), "standard", True, True,
-        "casino",
+        "dominican", "Casino in the Dominican Republic", (2, 3, 4), "standard", "royal", True,
+        "casino", 4,
         dict(sweeps=True, cancel=True, dom_trail=True, dom_build=True, dom_end=True, target=21),
-        _COMMON,
+        ("sweeps", "cancel", "countout", "last_capture") + _BUILDING + _DOM_END + _GAME,
         "Royal values; no trailing a card that matches a loose card (V-dom-trail); no raising "
         "your own build (V-dom-build); sweeps 1 each, cancelled (V-cancel); endgame "
-        "restrictions at 18-20 (V-dom-end). Four players play as partners."),
+        "restrictions at 18-20 (V-dom-end). Four players play as partners.",
+        "no trailing a matching card; sweeps cancel; endgame restrictions"),
+    "hungarian": Preset(
+        "hungarian", "Hungarian Casino (Kaszino, Casino en deux)", (2,), "standard", "hungarian",
+        False, "casino", 3, dict(sweeps=True, earned=True, target=11),
+        ("sweeps", "target", "earned", "ace_14", "ulmann", "kovacs", "nagy", "claims"),
+        "3 cards a deal, no building; several hand cards may capture together (V-hun-play); "
+        "sweeps 1 each; no points for cards at 26-26; first to 11, counted as earned "
+        "(V-hun-end).",
+        "3-card deals, no building, multi-card captures, to 11"),
+    "tuxedo": Preset(
+        "tuxedo", "Tuxedo (Rook deck)", (2, 3, 4, 5, 6), "rook", "rook", True, "tuxedo", 4,
+        dict(sweeps=True, target=100),
+        ("countout",) + _BUILDING + ("orange_calls", "target", "earned"),
+        "40 Rook cards 1-10 in four colours; uneven last deal, remainder to the table "
+        "(V-tux-deal); most cards 15, oranges 10, sweeps 10 or 5, fives 5; to 100 "
+        "(V-tux-score).",
+        "Rook deck; oranges, sweeps 10/5, fives; to 100"),
+    "spade": Preset(
+        "spade", "Spade Casino", (2, 3, 4), "standard", "classic", True, "spade", 4,
+        dict(sweeps=False, target=61),
+        ("sweeps", "countout", "last_capture") + _BUILDING + _GAME,
+        "As casino, but each spade scores 1 and the JS 1 more (with aces, 2S and 10D: 24 "
+        "points a hand; V-spade); to 61.",
+        "every spade scores; 24 points a hand; to 61"),
+    "wippen": Preset(
+        "wippen", "Wippen (Belgian)", (2, 3, 4), "standard", "classic", True, "wippen", 4,
+        dict(sweeps=True, target=21),
+        ("sweeps", "countout") + _BUILDING + _GAME,
+        "As casino; most cards 2, most spades 2, 10D 2, 2S 1, aces 1; each sweep (wip) 1.",
+        "most cards 2, most spades 2, wips 1"),
 }
 
 
@@ -100,46 +154,59 @@ class Rules:
     partner_build: bool = False
     twenty_by_two_spades: bool = False
     restricted_no_sweeps: bool = False
+    build_loose: bool = False
+    owner_may_trail: bool = False
+    raise_with_table: bool = False
+    build_as_card: bool = False
     target: int = 21
+    difference: bool = False
+    last_capture: bool = False
+    earned: bool = False
+    ace_14: bool = False
+    ulmann: bool = False
+    kovacs: bool = False
+    nagy: bool = False
+    claims: bool = False
+    orange_calls: bool = False
 
-    def __post_init__(self) -> None:
-        preset = PRESETS[self.variant]
-        deck = DECKS[preset.deck]
-        s = object.__setattr__
-        s(self, "preset", preset)
-        s(self, "deck", deck)
-        s(self, "royal", preset.royal)
-        s(self, "building", preset.building)
-        s(self, "scoring", preset.scoring)
-        s(self, "sides", 2 if self.partnerships else self.players)
-        s(self, "max_value", 14 if preset.royal else 10)
-        s(self, "values", _card_values(deck, preset.royal))
-
-    # Attributes set in __post_init__ (declared for type checkers).
+    # Derived in __post_init__ (not compared: they follow from the fields above).
     preset: Preset = field(init=False, repr=False, compare=False)
     deck: Deck = field(init=False, repr=False, compare=False)
-    royal: bool = field(init=False, repr=False, compare=False)
+    values: tuple = field(init=False, repr=False, compare=False)
+    ace14: bool = field(init=False, repr=False, compare=False)
     building: bool = field(init=False, repr=False, compare=False)
     scoring: str = field(init=False, repr=False, compare=False)
     sides: int = field(init=False, repr=False, compare=False)
     max_value: int = field(init=False, repr=False, compare=False)
-    values: tuple = field(init=False, repr=False, compare=False)
+    hand_size: int = field(init=False, repr=False, compare=False)
+    multi_play: bool = field(init=False, repr=False, compare=False)
+    earned_wins: bool = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        p = PRESETS[self.variant]
+        deck = DECKS[p.deck]
+        s = object.__setattr__
+        s(self, "preset", p)
+        s(self, "deck", deck)
+        s(self, "values", tuple(r if (p.values != "classic" or r <= 10) else None
+                                for r in deck.rank))
+        s(self, "ace14", p.values == "royal" or (p.values == "hungarian" and self.ace_14))
+        s(self, "building", p.building)
+        s(self, "scoring", p.scoring)
+        s(self, "sides", 2 if self.partnerships else self.players)
+        s(self, "max_value", 14 if p.values == "royal" else 10 if p.building else 13 * 4)
+        s(self, "hand_size", p.hand_size)
+        s(self, "multi_play", p.values == "hungarian")
+        # The game ends during play when a side's earned points reach the target (V-earned,
+        # V-hun-end), unless the win must be claimed or each hand is played out (Ulmann).
+        s(self, "earned_wins", self.earned and not self.claims and not self.ulmann)
 
     def side(self, seat: int) -> int:
         return seat % 2 if self.partnerships else seat
 
     def switches(self) -> dict:
         """The user-settable switches and their values (the spec's ``rules`` dict)."""
-        return {k: getattr(self, k) for k in SWITCH_TYPES}
-
-    def value_class(self, value: int) -> int:
-        """Rank of the cards that capture a build of ``value`` (a Royal 14 is an Ace)."""
-        return 1 if value == 14 else value
-
-
-def _card_values(deck: Deck, royal: bool) -> tuple:
-    """Capture value of each card id in a set of several cards (Ace 1); None for C-face cards."""
-    return tuple(r if (royal or r <= 10) else None for r in deck.rank)
+        return {k: getattr(self, k) for k in SWITCHES}
 
 
 _INIT_FIELDS = {f.name for f in fields(Rules) if f.init}
@@ -164,20 +231,30 @@ def make_rules(variant: str = "casino", players: int = 2, partnerships: bool | N
     if partnerships and players != 4:
         raise ValueError(f"{pre}partnerships need 4 players (C-deal), got players={players}")
     values = dict(preset.defaults)
-    for name, value in (switches or {}).items():
-        if name not in SWITCH_TYPES:
+    given = dict(switches or {})
+    for name, value in given.items():
+        if name not in SWITCHES:
             raise ValueError(f"{pre}unknown rule switch {name!r} "
-                             f"(known: {', '.join(sorted(SWITCH_TYPES))})")
-        if name not in preset.switches:
-            raise ValueError(f"{pre}rule switch {name!r} does not apply to {variant!r}")
+                             f"(known: {', '.join(sorted(SWITCHES))})")
         typ = SWITCH_TYPES[name]
         if isinstance(value, bool) != (typ is bool) or not isinstance(value, typ):
             raise ValueError(f"{pre}rule switch {name!r} must be {typ.__name__}, got {value!r}")
+        if name not in preset.switches and value != values.get(name, _default(name)):
+            raise ValueError(f"{pre}rule switch {name!r} does not apply to {variant!r} "
+                             f"(its switches: {', '.join(preset.switches)})")
         values[name] = value
+    if "difference" not in given and "difference" in preset.switches:
+        # V-target: "some play to 11 points ... the player with more points scores the
+        # difference"; Hungarian's own target of 11 is not difference scoring.
+        values["difference"] = values.get("target", 21) == 11
     rules = Rules(variant=variant, players=players, partnerships=partnerships,
                   **{k: v for k, v in values.items() if k in _INIT_FIELDS})
     _check_consistency(rules, pre)
     return rules
+
+
+def _default(name: str):
+    return Rules.__dataclass_fields__[name].default
 
 
 def _check_consistency(r: Rules, pre: str) -> None:
@@ -192,6 +269,18 @@ def _check_consistency(r: Rules, pre: str) -> None:
         raise ValueError(f"{pre}rule switch 'partner_build' needs partnerships (V-partner-build)")
     if r.cancel and not r.sweeps:
         raise ValueError(f"{pre}rule switch 'cancel' needs 'sweeps' (V-cancel)")
+    if r.difference and r.sides != 2:
+        raise ValueError(f"{pre}rule switch 'difference' needs two sides (V-target), "
+                         f"this game has {r.sides}")
+    if r.dom_end and (r.earned or r.difference or r.countout):
+        raise ValueError(f"{pre}rule switch 'dom_end' does not combine with 'earned', "
+                         "'difference' or 'countout' (each decides the end of the game)")
+    if r.countout and r.earned:
+        raise ValueError(f"{pre}rule switches 'countout' and 'earned' both decide who reaches "
+                         "the target first; choose one")
+    if r.claims and not r.earned:
+        raise ValueError(f"{pre}rule switch 'claims' needs 'earned' (a claim counts earned "
+                         "points)")
 
 
 def list_variants() -> list[str]:
@@ -204,15 +293,14 @@ def describe_variant(name: str) -> dict:
     if name not in PRESETS:
         raise ValueError(f"unknown variant {name!r} (known: {', '.join(PRESETS)})")
     p = PRESETS[name]
-    base = Rules(variant=name, players=p.players[0],
-                 **{k: v for k, v in p.defaults.items() if k in _INIT_FIELDS})
-    sw = base.switches()
+    sw = make_rules(name, p.players[0]).switches()
     return {
         "name": p.name,
         "title": p.title,
         "players": list(p.players),
-        "partnerships": 4 in p.players,
+        "partnerships": 4 in p.players and name != "hungarian",
         "deck": p.deck,
         "description": p.description,
+        "special": p.special,
         "switches": {k: {"default": sw[k], "doc": SWITCH_DOCS[k]} for k in p.switches},
     }

@@ -1,19 +1,30 @@
-"""Scoring a hand (C-score, V-dom-end, V-soto) and deciding the game (C-game, V-countout).
+"""Scoring a hand (C-score, V-spade, Wippen, V-tux-score, V-last-capture, V-target) and the
+end of the game (C-game, V-countout, V-dom-end, V-soto, V-earned).
 
 A hand's points are a list of awards ``(item, side, points)`` in count-out order: most cards,
-most spades, 10D, 2S, the aces in the order S C H D, then sweeps.
+most spades, 10D, 2S, the aces in the order S C H D, then sweeps (variant items in between).
 """
 
 from __future__ import annotations
 
-from .cards import CLUB, DIAMOND, HEART, SPADE, TEN_OF_DIAMONDS, TWO_OF_SPADES
+from .cards import (
+    CLUB,
+    DIAMOND,
+    HEART,
+    JACK_OF_SPADES,
+    SPADE,
+    TEN_OF_DIAMONDS,
+    TWO_OF_SPADES,
+)
 from .rules import Rules
 
 ACE_ORDER = (SPADE, CLUB, HEART, DIAMOND)  # V-countout order of the aces; an Ace's id is its suit
 ACE_NAMES = {SPADE: "AS", CLUB: "AC", HEART: "AH", DIAMOND: "AD"}
+FIVE_RANK = 5
 
 # V-dom-end / V-soto: what a side short of the target by this many points may still score.
 CRITERIA = {3: ("cards",), 2: ("10D",), 1: ("spades",), 5: ("cards", "10D"), 4: ("cards", "spades")}
+MAJORITY = ("cards", "spades")  # items decided only once every card is captured
 
 
 def strict_max(counts: list[int]) -> int | None:
@@ -24,17 +35,55 @@ def strict_max(counts: list[int]) -> int | None:
     return counts.index(best)
 
 
-def awards(rules: Rules, piles: tuple, sweeps: tuple) -> list[tuple[str, int, int]]:
-    """The hand's scoring items by side, in count-out order (C-score)."""
-    spade = rules.deck.suit_mask[SPADE]
+def _majority(counts: list[int], left: int | None) -> int | None:
+    """Side sure of the majority: strictly more than every other side could still reach with
+    the ``left`` uncaptured cards (None = the hand is over: strict maximum)."""
+    if left is None:
+        return strict_max(counts)
+    for side, mine in enumerate(counts):
+        if all(mine > c + left for s, c in enumerate(counts) if s != side):
+            return side
+    return None
+
+
+def awards(rules: Rules, piles: tuple, sweeps: tuple, events: tuple = (),
+           last_side: int | None = None, left: tuple | None = None) -> list:
+    """The hand's scoring items by side, in count-out order.
+
+    ``left`` = (cards, spades) not yet captured: then only points already certain are
+    listed (V-earned, V-hun-end); None scores the finished hand.
+    """
+    deck = rules.deck
+    spade = deck.suit_mask[SPADE]
+    scoring = rules.scoring
     out: list[tuple[str, int, int]] = []
-    s = strict_max([p.bit_count() for p in piles])
+    cards_pts = 15 if scoring == "tuxedo" else 2 if (scoring == "wippen" or rules.last_capture) \
+        else 3
+    s = _majority([p.bit_count() for p in piles], left[0] if left else None)
     if s is not None:
-        out.append(("cards", s, 3))
-    s = strict_max([(p & spade).bit_count() for p in piles])
-    if s is not None:
-        out.append(("spades", s, 1))
-    for card, name, pts in ((TEN_OF_DIAMONDS, "10D", 2), (TWO_OF_SPADES, "2S", 1)):
+        out.append(("cards", s, cards_pts))
+    if scoring == "tuxedo":
+        five = deck.rank_mask[FIVE_RANK]
+        for side, p in enumerate(piles):
+            k = (p & five).bit_count()
+            if k:
+                out.append(("fives", side, 5 * k))
+        for side, item, pts in events:
+            out.append((item, side, pts))
+        return out
+    if scoring == "spade":
+        for side, p in enumerate(piles):
+            k = (p & spade).bit_count()
+            if k:
+                out.append(("spades", side, k))
+    else:
+        s = _majority([(p & spade).bit_count() for p in piles], left[1] if left else None)
+        if s is not None:
+            out.append(("spades", s, 2 if scoring == "wippen" else 1))
+    named = [(TEN_OF_DIAMONDS, "10D", 2), (TWO_OF_SPADES, "2S", 1)]
+    if scoring == "spade":
+        named.append((JACK_OF_SPADES, "JS", 1))
+    for card, name, pts in named:
         for side, p in enumerate(piles):
             if p >> card & 1:
                 out.append((name, side, pts))
@@ -46,7 +95,17 @@ def awards(rules: Rules, piles: tuple, sweeps: tuple) -> list[tuple[str, int, in
         for side, k in enumerate(sweeps):
             if k:
                 out.append(("sweeps", side, k))
+    if rules.last_capture and last_side is not None and left is None:
+        out.append(("last capture", last_side, 1))
     return out
+
+
+def earned(rules: Rules, piles: tuple, sweeps: tuple, events: tuple, left: tuple) -> list[int]:
+    """Points each side is already sure of during play (V-earned, V-hun-end)."""
+    points = [0] * rules.sides
+    for _, side, pts in awards(rules, piles, sweeps, events, None, left):
+        points[side] += pts
+    return points
 
 
 def restricted(rules: Rules, scores: tuple) -> dict[int, int]:
@@ -79,14 +138,13 @@ def certain(rules: Rules, item: str, side: int, piles: tuple, in_play: int,
         spade = rules.deck.suit_mask[SPADE]
         counts = [(p & spade).bit_count() for p in piles]
         left = spades_in_play - sum(counts)
-    mine = counts[side]
-    return all(mine > c + left for s, c in enumerate(counts) if s != side)
+    return _majority(counts, left) == side
 
 
-def finish_hand(rules: Rules, start: tuple, piles: tuple, sweeps: tuple,
-                met: tuple) -> tuple[tuple, int | None]:
+def finish_hand(rules: Rules, start: tuple, piles: tuple, sweeps: tuple, met: tuple,
+                events: tuple = (), last_side: int | None = None) -> tuple[tuple, int | None]:
     """Points each side adds for the hand and the winning side, or None to play on."""
-    aw = awards(rules, piles, sweeps)
+    aw = awards(rules, piles, sweeps, events, last_side)
     n = rules.sides
     limits = restricted(rules, start)
     points = [0] * n
@@ -107,6 +165,11 @@ def finish_hand(rules: Rules, start: tuple, piles: tuple, sweeps: tuple,
     if instant:
         first = [s for s in met if s in instant]
         return tuple(points), (first[0] if first else instant[0])
+    if rules.difference:
+        # V-target: only the side with more points scores, the difference.
+        a, b = points
+        points = [max(a - b, 0), max(b - a, 0)]
+        counted = []
     counted.sort(key=aw.index)
     return tuple(points), decide(rules, start, points, counted)
 
@@ -118,7 +181,7 @@ def decide(rules: Rules, start: tuple, points: list[int], counted: list) -> int 
     reached = [s for s, t in enumerate(totals) if t >= target]
     if len(reached) <= 1:
         return reached[0] if reached else None
-    if rules.countout and max(start) < target:
+    if rules.countout and counted and max(start) < target:
         run = list(start)
         for item, side, pts in counted:
             if item == "sweeps":

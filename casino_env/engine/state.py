@@ -40,7 +40,8 @@ class Sides(tuple):
 
 SPEC_KEYS = ("variant", "rules", "players", "partnerships", "dealer", "current", "hands",
              "table", "stock", "piles", "sweeps", "scores", "last_capturer", "seed",
-             "hand_points", "met", "proven")
+             "hand_points", "met", "proven", "hand", "events", "pending_orange", "extra_turn",
+             "winner")
 REQUIRED_KEYS = ("variant", "players", "hands")
 
 
@@ -54,7 +55,8 @@ class State:
 
     __slots__ = ("rules", "dealer", "current", "hands", "loose", "builds", "stock", "piles",
                  "sweeps", "scores", "hand_points", "last_capturer", "seed", "game_over",
-                 "winner", "met", "proven", "_moves", "_index")
+                 "winner", "met", "proven", "hand_no", "events", "pending_orange", "extra_turn",
+                 "_moves", "_index")
 
     rules: Rules
     dealer: int
@@ -73,6 +75,10 @@ class State:
     winner: int | None
     met: tuple  # V-dom-end: sides in the order their criterion became certain this hand
     proven: tuple  # V-partner-build: per seat, bitmask of values public play proves it holds
+    hand_no: int  # hands completed before this one (0 in the first hand)
+    events: tuple  # points scored during play this hand: (side, item, points), in order
+    pending_orange: int | None  # V-tux-score: seat that may call the last capture's orange
+    extra_turn: bool  # Nagy: the seat to move plays again after this move
 
     def _copy(self) -> State:
         """A fresh copy for the engine to fill in (states handed out are never changed)."""
@@ -138,7 +144,7 @@ class State:
         d = self.deck
         r = self.rules
         scores = self.scores
-        if self.game_over and self.hand_points is not None:
+        if self.game_over and self.hand_points is not None and not any(self.hands):
             # The spec's scores are those at the start of the hand; from_spec rescores it.
             scores = tuple(s - p for s, p in zip(self.scores, self.hand_points))
         spec = {
@@ -159,6 +165,16 @@ class State:
         }
         if self.hand_points is not None:
             spec["hand_points"] = list(self.hand_points)
+        if self.hand_no:
+            spec["hand"] = self.hand_no
+        if self.events:
+            spec["events"] = [list(e) for e in self.events]
+        if self.pending_orange is not None:
+            spec["pending_orange"] = self.pending_orange
+        if self.extra_turn:
+            spec["extra_turn"] = True
+        if self.game_over and any(self.hands):
+            spec["winner"] = self.winner  # the game ended during play (V-earned, claims)
         if r.dom_end:
             spec["met"] = list(self.met)
         if r.partner_build:
@@ -178,7 +194,7 @@ class State:
                 self.stock, self.piles, self.sweeps, tuple(self.scores),
                 None if self.hand_points is None else tuple(self.hand_points),
                 self.last_capturer, self.seed, self.game_over, self.winner, self.met,
-                self.proven)
+                self.proven, self.hand_no, self.events, self.pending_orange, self.extra_turn)
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, State) and self._key() == other._key()
@@ -329,14 +345,34 @@ def _parse_spec(spec: object) -> State:
             m |= 1 << v
         proven.append(m)
 
+    hand_no = spec.get("hand", 0)
+    if isinstance(hand_no, bool) or not isinstance(hand_no, int) or hand_no < 0:
+        raise ValueError(f"hand: must be a non-negative int (hands completed), got {hand_no!r}")
+    events = []
+    for i, e in enumerate(spec.get("events", [])):
+        if (not isinstance(e, (list, tuple)) or len(e) != 3 or not isinstance(e[1], str)
+                or isinstance(e[2], bool) or not isinstance(e[2], int)):
+            raise ValueError(f"events[{i}]: must be [side, item, points], got {e!r}")
+        events.append((_seat(e[0], sides, f"events[{i}][0]"), e[1], e[2]))
+    pending = _seat(spec.get("pending_orange"), n, "pending_orange", allow_none=True)
+    if pending is not None and not rules.orange_calls:
+        raise ValueError("pending_orange: only with rule switch 'orange_calls' (V-tux-score)")
+    extra_turn = spec.get("extra_turn", False)
+    if not isinstance(extra_turn, bool) or (extra_turn and not rules.nagy):
+        raise ValueError(f"extra_turn: must be false, or true under rule switch 'nagy', "
+                         f"got {extra_turn!r}")
+    winner = _seat(spec.get("winner"), sides, "winner", allow_none=True)
+
     st = State.__new__(State)
     for name, value in (("rules", rules), ("dealer", dealer), ("current", current),
                         ("hands", hands), ("loose", loose), ("builds", tuple(builds)),
                         ("stock", stock), ("piles", piles), ("sweeps", sweeps),
                         ("scores", Sides(scores)), ("hand_points", hand_points),
-                        ("last_capturer", last_capturer), ("seed", seed), ("game_over", False),
-                        ("winner", None), ("met", met), ("proven", tuple(proven)),
-                        ("_moves", None), ("_index", None)):
+                        ("last_capturer", last_capturer), ("seed", seed),
+                        ("game_over", winner is not None), ("winner", winner), ("met", met),
+                        ("proven", tuple(proven)), ("hand_no", hand_no),
+                        ("events", tuple(events)), ("pending_orange", pending),
+                        ("extra_turn", extra_turn), ("_moves", None), ("_index", None)):
         setattr(st, name, value)
     for b in st.builds:
         _check_owner_holds(st, b)
@@ -368,7 +404,7 @@ def _parse_build(item: dict, field: str, rules: Rules, cards: _Cards) -> Build:
                          "a build (C-face: J Q K have no value in classic Casino)")
     single = sum(vals) == value
     full = (1 << len(ids)) - 1
-    multiple_ok = full in partitions(tuple(vals), value, rules.royal and value == 14) and not single
+    multiple_ok = full in partitions(tuple(vals), value, rules.ace14 and value == 14) and not single
     multiple = item.get("multiple")
     if multiple is None:
         multiple = not single

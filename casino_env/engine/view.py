@@ -17,14 +17,23 @@ from .moves import Move, backs, legal_moves
 from .state import State
 
 
+def exposed_seats(state: State) -> tuple[int, ...]:
+    """Seats whose hands everyone can see (Nagy: the last round is played with hands shown)."""
+    if state.rules.nagy and not state.stock:
+        return tuple(range(state.rules.players))
+    return ()
+
+
 class PlayerView:
     """The information of ``seat`` in ``state``: ``state`` here is redacted (other hands and
     the stock are empty), with their sizes in ``hand_sizes`` and ``stock_size``."""
 
     __slots__ = ("seat", "state", "hand_sizes", "stock_size", "unseen", "exposed")
 
-    def __init__(self, state: State, seat: int, exposed: tuple = ()) -> None:
+    def __init__(self, state: State, seat: int, exposed: tuple | None = None) -> None:
         n = state.rules.players
+        if exposed is None:
+            exposed = exposed_seats(state)
         self.seat = seat
         self.hand_sizes = tuple(h.bit_count() for h in state.hands)
         self.stock_size = len(state.stock)
