@@ -320,4 +320,5 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
             winner = pts.index(best) if pts.count(best) == 1 else None
         if winner is None:
             return [0.0] * s
-        return [1.0 if i == winner else -1.0 / (s - 1) for i in range(s)]
+        stake = float(st.stake)  # a Nagy double game is worth 2
+        return [stake if i == winner else -stake / (s - 1) for i in range(s)]

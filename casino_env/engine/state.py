@@ -128,6 +128,11 @@ class State:
         return out
 
     @property
+    def stake(self) -> int:
+        """What the game is worth: 2 for a Nagy double game (won during the first hand)."""
+        return 2 if self.game_over and self.rules.nagy and self.hand_no == 0 else 1
+
+    @property
     def last_deal(self) -> bool:
         """True when the stock is empty: the cards in hand are the hand's last (public)."""
         return not self.stock

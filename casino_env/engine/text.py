@@ -32,6 +32,11 @@ def describe_state(st, viewer: int | None = None) -> str:
                       + (f", {st.sweeps[i]} sweeps" if r.sweeps else "")
                       for i, p in enumerate(st.piles))
     lines.append("piles  " + piles)
+    if st.events:
+        lines.append("in play " + ", ".join(f"side {side} {item} {pts:+d}"
+                                            for side, item, pts in st.events))
+    if st.pending_orange is not None:
+        lines.append(f"seat {st.pending_orange} may call the missed orange")
     if st.game_over:
         lines.append(f"game over: side {st.winner} wins")
     return "\n".join(lines)
