@@ -271,9 +271,9 @@ def generate(st) -> list[Move]:
                     vb = by_value.get(V)
                     vcards = vb.cards if vb is not None else 0
                     for sm in table.parts(V):
-                        if vb is None and (sm.bit_count() < 2 or any(b.cards == sm
-                                                                      for b in builds)):
-                            continue  # a new build needs two cards or more
+                        if not sm or vb is None and (sm.bit_count() < 2 or any(
+                                b.cards == sm for b in builds)):
+                            continue  # table cards must be added; a new build needs two
                         tm = sm | vcards
                         if not tm or not keeps(rest, tm, [V]) or raises_own(tm, V):
                             continue

@@ -116,7 +116,7 @@ PRESETS: dict[str, Preset] = {
     "tuxedo": Preset(
         "tuxedo", "Tuxedo (Rook deck)", (2, 3, 4, 5, 6), "rook", "rook", True, "tuxedo", 4,
         dict(sweeps=True, target=100),
-        ("countout",) + _BUILDING + ("orange_calls", "target", "earned"),
+        _BUILDING + ("orange_calls",) + _GAME,
         "40 Rook cards 1-10 in four colours; uneven last deal, remainder to the table "
         "(V-tux-deal); most cards 15, oranges 10, sweeps 10 or 5, fives 5; to 100 "
         "(V-tux-score).",
@@ -243,10 +243,15 @@ def make_rules(variant: str = "casino", players: int = 2, partnerships: bool | N
             raise ValueError(f"{pre}rule switch {name!r} does not apply to {variant!r} "
                              f"(its switches: {', '.join(preset.switches)})")
         values[name] = value
+    if "countout" not in given and (given.get("earned") or given.get("dom_end")):
+        values["countout"] = False  # another end-of-game rule replaces the preset's count-out
+    sides = 2 if partnerships else players
     if "difference" not in given and "difference" in preset.switches:
-        # V-target: "some play to 11 points ... the player with more points scores the
-        # difference"; Hungarian's own target of 11 is not difference scoring.
-        values["difference"] = values.get("target", 21) == 11
+        # V-target: "some play to 11 points. In a two player game (or a 4-player game with
+        # partners) ... the player with more points scores the difference"; Hungarian's own
+        # target of 11 is not difference scoring.
+        values["difference"] = (values.get("target", 21) == 11 and sides == 2
+                                and not values.get("earned", False))
     rules = Rules(variant=variant, players=players, partnerships=partnerships,
                   **{k: v for k, v in values.items() if k in _INIT_FIELDS})
     _check_consistency(rules, pre)
@@ -278,6 +283,12 @@ def _check_consistency(r: Rules, pre: str) -> None:
     if r.countout and r.earned:
         raise ValueError(f"{pre}rule switches 'countout' and 'earned' both decide who reaches "
                          "the target first; choose one")
+    if r.difference and r.earned:
+        raise ValueError(f"{pre}rule switches 'difference' and 'earned' do not combine (earned "
+                         "points are counted before the hand's difference is known)")
+    if r.claims and r.ulmann:
+        raise ValueError(f"{pre}rule switches 'claims' and 'ulmann' do not combine (Ulmann plays "
+                         "each hand to its end; a claim ends it during play)")
     if r.claims and not r.earned:
         raise ValueError(f"{pre}rule switch 'claims' needs 'earned' (a claim counts earned "
                          "points)")

@@ -1,0 +1,326 @@
+"""Rule tests for the `tuxedo` preset (Casino with 40 Rook cards) and its `orange_calls` switch.
+
+Each test names the rule id it checks: V-tux-deal (the deck, the uneven last deal for 2-6
+players) and V-tux-score (most cards 15, fives 5, oranges 10, sweeps 10 or 5, target 100;
+`orange_calls`). Seed: pagat's Royal Casino page, section "Tuxedo" (seed 000), and
+docs/rules.md "Tuxedo".
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from casino_env.engine import (
+    IllegalMoveError,
+    Move,
+    State,
+    apply_move,
+    legal_moves,
+    new_game,
+)
+
+# -- helpers ------------------------------------------------------------------------------------
+
+COLOURS = "RYGB"
+DECK = [f"{n}{c}" for n in range(1, 11) for c in COLOURS]
+FIVES = [f"5{c}" for c in COLOURS]
+PLAIN = [c for c in DECK if not c.startswith("5")]  # 36 cards that score nothing alone
+STOCK = ["6R", "7R", "6Y", "10B"]  # a small stock: the hand goes on
+CALLS = {"orange_calls": True}
+
+
+def mk(hands, table=(), **kw) -> State:
+    """A tuxedo state from a spec; ``players`` is the number of hands."""
+    spec = {"variant": "tuxedo", "players": len(hands), "hands": [list(h) for h in hands],
+            "table": list(table)}
+    spec.update(kw)
+    return State.from_spec(spec)
+
+
+def moves(st: State, card: str | None = None) -> set[str]:
+    return {str(m) for m in legal_moves(st) if card is None or m.played == (card,)}
+
+
+def rule_of(st: State, move) -> str | None:
+    """The rule id an illegal move breaks (fails the test if the move is legal)."""
+    with pytest.raises(IllegalMoveError) as exc:
+        apply_move(st, move)
+    return exc.value.rule
+
+
+def end_hand(piles, scores, *, last="3G", last_capturer=0, events=None, rules=None,
+             seed=7) -> State:
+    """The state after the dealer (seat 1) trails the hand's last card; the residue goes to
+    ``last_capturer``."""
+    spec = {"variant": "tuxedo", "players": 2, "dealer": 1, "current": 1,
+            "hands": [[], [last]], "table": [], "stock": [], "piles": piles,
+            "scores": list(scores), "last_capturer": last_capturer, "seed": seed}
+    if events:
+        spec["events"] = events
+    if rules:
+        spec["rules"] = rules
+    return apply_move(State.from_spec(spec), f"{last} trails")
+
+
+def split(count0: int, fives0=(), hold=("3G",)) -> list[list[str]]:
+    """Two piles of the 40 cards but ``hold``: side 0 has ``fives0`` and plain cards up to
+    ``count0`` cards, side 1 every other card."""
+    p0 = list(fives0) + [c for c in PLAIN if c not in hold][:count0 - len(fives0)]
+    p1 = [c for c in DECK if c not in p0 and c not in hold]
+    return [p0, p1]
+
+
+def table_count(st: State) -> int:
+    return sum(len(x["cards"]) if isinstance(x, dict) else 1 for x in st.table())
+
+
+# -- V-tux-deal ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5, 6])
+def test_v_tux_deal_forty_rook_cards(players):
+    """V-tux-deal: the game uses the 40 Rook cards 1-10 in four colours, each once; the first
+    deal gives 4 to each player and 4 to the table."""
+    st = new_game("tuxedo", players, seed=2)
+    cards = [c for s in range(players) for c in st.hand(s)] + st.table() \
+        + st.to_spec()["stock"]
+    assert len(cards) == 40 and set(cards) == set(DECK)
+    assert [len(st.hand(s)) for s in range(players)] == [4] * players
+    assert len(st.table()) == 4
+    assert len(st.stock) == 40 - 4 * players - 4
+
+
+@pytest.mark.parametrize("players,left,each,to_table", [
+    (2, 4, 2, 0), (3, 12, 4, 0), (4, 4, 1, 0), (5, 16, 3, 1), (6, 12, 2, 0)])
+def test_v_tux_deal_last_deal_sizes(players, left, each, to_table):
+    """V-tux-deal: the last deal shares what is left equally, the remainder to the table:
+    2 players 2 each, 3 players 4 each, 4 players 1 each, 5 players 3 each + 1 to the table,
+    6 players 2 each."""
+    stock = DECK[:left]
+    piles = [DECK[left:]] + [[] for _ in range(players - 1)]
+    st = State.from_spec({"variant": "tuxedo", "players": players, "dealer": players - 1,
+                          "hands": [[] for _ in range(players)], "stock": stock,
+                          "piles": piles})
+    assert [len(st.hand(s)) for s in range(players)] == [each] * players
+    assert st.stock == () and st.last_deal
+    assert table_count(st) == to_table
+    # from the top of the stock, the player after the dealer first; the rest to the table
+    assert st.hand(0) == sorted(stock[:each], key=DECK.index)
+    assert st.table() == stock[players * each:]
+    assert st.current == 0
+
+
+@pytest.mark.parametrize("players,deals", [
+    (2, [4, 4, 4, 4, 2]), (3, [4, 4, 4]), (4, [4, 4, 1]), (5, [4, 3]), (6, [4, 2])])
+def test_v_tux_deal_seeded_hand_deal_sizes(players, deals):
+    """V-tux-deal: playing a seeded hand through, the deals are 4 each while the stock allows,
+    then the equal share of the rest (5 players: 1 card to the table as well)."""
+    st = new_game("tuxedo", players, seed=5)
+    sizes = [len(st.hand(0))]
+    to_table = []
+    while st.hand_no == 0 and not st.game_over:
+        before = len(st.stock)
+        ms = legal_moves(st)
+        caps = [m for m in ms if m.kind == "capture"]
+        st = apply_move(st, max(caps, key=lambda m: len(m.taken)) if caps else ms[0])
+        if st.hand_no == 0 and len(st.stock) < before:
+            hands = [len(st.hand(s)) for s in range(players)]
+            assert len(set(hands)) == 1
+            sizes.append(hands[0])
+            to_table.append(before - len(st.stock) - players * hands[0])
+    assert sizes == deals
+    assert to_table == [0] * (len(deals) - 2) + [1 if players == 5 else 0]
+
+
+def test_v_tux_deal_values_one_to_ten():
+    """V-tux-deal: mechanics as royal without face cards: values 1-10; a 1 is never 14
+    (1G+4G+9R makes 14 but a 1 does not take it); builds as usual."""
+    st = mk([["1R", "10Y"], ["2B"]], ["1G", "9R", "4G"], stock=STOCK)
+    assert moves(st) == {"1R trails", "1R captures 1G", "1R builds 10 on 9R",
+                         "10Y trails", "10Y captures 1G+9R"}
+    assert {m.value for m in legal_moves(st) if m.kind == "capture"} == {1, 10}
+    assert rule_of(st, "1R captures 1G+4G+9R") == "C-capture"
+
+
+# -- V-tux-score --------------------------------------------------------------------------------
+
+def test_v_tux_score_most_cards_15_and_fives_5():
+    """V-tux-score: most cards 15 points, each Five 5."""
+    st = end_hand(split(21, ["5R", "5Y"]), [0, 0])  # 22 cards with the residue, to 18
+    assert st.hand_points == [25, 10]
+    assert st.scores == [25, 10] and not st.game_over
+
+
+def test_v_tux_score_tie_for_cards_scores_nothing():
+    """V-tux-score (C-score): 20-20 gives no points for cards."""
+    st = end_hand(split(19, ["5R"]), [0, 0])
+    assert st.hand_points == [5, 15]
+
+
+def test_v_tux_score_orange_red_and_yellow_from_the_table():
+    """V-tux-score: a capture taking a red and a yellow card from the table is an orange:
+    10 points at once (decision: automatic by default)."""
+    st = mk([["5G", "9B"], ["1B"]], ["2R", "3Y", "1G", "4G"], stock=STOCK)
+    assert moves(st, "5G") == {"5G trails", "5G captures 2R+3Y", "5G captures 1G+4G",
+                               "5G captures 1G+2R+3Y+4G", "5G builds 9 on 4G",
+                               "5G builds 9 on 1G+3Y"}
+    after = apply_move(st, "5G captures 2R+3Y")
+    assert after.events == ((0, "orange", 10),)
+    # red and green is no orange
+    assert apply_move(st, "5G captures 1G+4G").events == ()
+
+
+def test_v_tux_score_orange_needs_both_colours_from_the_table():
+    """V-tux-score (decision): the played card does not count: a red card taking a yellow one
+    is no orange."""
+    st = mk([["5R", "9B"], ["1B"]], ["5Y", "3G"], stock=STOCK)
+    assert apply_move(st, "5R captures 5Y").events == ()
+
+
+def test_v_tux_score_orange_from_a_captured_build():
+    """V-tux-score: a red card inside a captured build counts with a loose yellow card."""
+    st = mk([["7G", "4B"], ["7B", "1B"]],
+            ["7Y", "3Y", {"cards": ["2R", "5B"], "value": 7, "owner": 1}], stock=STOCK)
+    after = apply_move(st, "7G captures 2R+5B+7Y")
+    assert after.events == ((0, "orange", 10),)
+
+
+@pytest.mark.parametrize("table,capture,points", [
+    (["1R", "2G", "3B", "4B"], "10G captures 1R+2G+3B+4B", 10),
+    (["2G", "3B", "5B"], "10G captures 2G+3B+5B", 5),
+    (["10R"], "10G captures 10R", 5),
+])
+def test_v_tux_score_sweeps_ten_or_five(table, capture, points):
+    """V-tux-score: a sweep of 4 or more table cards scores 10, of 3 or fewer 5."""
+    st = mk([["10G", "6B"], ["1B"]], table, stock=STOCK)
+    after = apply_move(st, capture)
+    assert after.table() == [] and after.events == ((0, "sweep", points),)
+
+
+def test_v_tux_score_sweep_counts_build_cards():
+    """V-tux-score: the cards of a swept build count: a 2-card build and 2 loose cards are
+    a sweep of 4 (10)."""
+    st = mk([["8G", "6B"], ["8B", "1B"]], ["6G", "2B", {"cards": ["3G", "5B"], "value": 8,
+                                                       "owner": 1}],
+            stock=STOCK)
+    after = apply_move(st, "8G captures 2B+3G+5B+6G")
+    assert after.events == ((0, "sweep", 10),)
+
+
+def test_v_tux_score_events_added_at_the_end_of_the_hand():
+    """V-tux-score: oranges and sweeps scored during play are added to the hand's points."""
+    st = end_hand(split(21, ["5R", "5Y"]), [0, 0],
+                  events=[[0, "orange", 10], [1, "sweep", 5], [1, "sweep", 10]])
+    assert st.hand_points == [35, 25]
+
+
+def test_v_tux_score_played_hand_sweep_and_orange():
+    """V-tux-score: a short played-out hand: a sweep of 4 with an orange, then the rest."""
+    rest = [c for c in DECK if c not in ("5G", "1R", "1Y", "1G", "2B", "9B", "6B")]
+    st = mk([["5G", "9B"], ["6B"]], ["1R", "1Y", "1G", "2B"], stock=[], piles=[rest, []],
+            dealer=1, seed=3)
+    st = apply_move(st, "5G captures 1R+1Y+1G+2B")
+    assert st.events == ((0, "sweep", 10), (0, "orange", 10))
+    st = apply_move(st, "6B trails")
+    st = apply_move(st, "9B trails")  # last card; residue 6B+9B to side 0
+    # side 0: 40 cards (15), four fives (20), sweep 10, orange 10
+    assert st.hand_points == [55, 0] and st.scores == [55, 0]
+
+
+@pytest.mark.parametrize("start,over,winner", [([90, 50], True, 0), ([74, 50], False, None),
+                                               ([80, 98], True, 1), ([80, 95], False, None)])
+def test_v_tux_score_target_100(start, over, winner):
+    """V-tux-score: the first to 100 wins; if both reach it, the higher total (C-game); equal
+    totals play another hand."""
+    st = end_hand(split(21, ["5R", "5Y"]), start)  # +25 / +10
+    assert st.scores == [start[0] + 25, start[1] + 10]
+    assert st.game_over is over and st.winner == winner
+
+
+# -- V-tux-score: orange_calls ------------------------------------------------------------------
+
+def test_v_tux_score_orange_calls_capture_listed_with_and_without_call():
+    """V-tux-score (`orange_calls`): every capture is listed plain and calling orange."""
+    st = mk([["5G", "9B"], ["1B"]], ["2R", "3Y", "4G"], stock=STOCK, rules=CALLS)
+    assert moves(st) == {
+        "5G trails", "5G builds 9 on 4G", "5G captures 2R+3Y", "5G captures 2R+3Y calling orange",
+        "9B trails", "9B captures 2R+3Y+4G", "9B captures 2R+3Y+4G calling orange"}
+    called = [m for m in legal_moves(st) if m.orange]
+    assert all(m.kind == "capture" for m in called) and len(called) == 2
+
+
+def test_v_tux_score_orange_calls_correct_call_scores_10():
+    """V-tux-score (`orange_calls`): a correct call scores 10."""
+    st = mk([["5G", "9B"], ["1B"]], ["2R", "3Y", "4G"], stock=STOCK, rules=CALLS)
+    after = apply_move(st, "5G captures 2R+3Y calling orange")
+    assert after.events == ((0, "orange", 10),) and after.pending_orange is None
+    assert after.current == 1
+    after = apply_move(st, Move("capture", ["5G"], ["2R", "3Y"], orange=True))
+    assert after.events == ((0, "orange", 10),)
+
+
+def test_v_tux_score_orange_calls_false_call_costs_10():
+    """V-tux-score (`orange_calls`): a false call costs 10."""
+    st = mk([["5G", "9B"], ["1B"]], ["2R", "3G", "4G"], stock=STOCK, rules=CALLS)
+    after = apply_move(st, "5G captures 2R+3G calling orange")
+    assert after.events == ((0, "false call", -10),)
+
+
+def test_v_tux_score_orange_calls_uncalled_orange_scores_nothing_for_capturer():
+    """V-tux-score (`orange_calls`): an orange not called scores nothing for the capturer."""
+    st = mk([["5G", "9B"], ["1B", "7G"]], ["2R", "3Y", "4G"], stock=STOCK, rules=CALLS)
+    after = apply_move(st, "5G captures 2R+3Y")
+    assert after.events == () and after.pending_orange == 1
+
+
+def test_v_tux_score_orange_calls_next_player_calls_missed_orange():
+    """V-tux-score (`orange_calls`): the next player may call the missed orange before they
+    play, for 10 to their side; then they play their card."""
+    st = mk([["5G", "9B"], ["1B", "7G"]], ["2R", "3Y", "4G"], stock=STOCK, rules=CALLS)
+    st = apply_move(st, "5G captures 2R+3Y")
+    assert moves(st) == {"calls orange", "1B trails", "7G trails"}
+    assert str(legal_moves(st)[0]) == "calls orange"
+    after = apply_move(st, "calls orange")
+    assert after.events == ((1, "orange call", 10),)
+    assert after.current == 1 and after.hand(1) == ["1B", "7G"]
+    assert moves(after) == {"1B trails", "7G trails"}
+    assert rule_of(after, "calls orange") == "V-tux-score"
+
+
+def test_v_tux_score_orange_calls_chance_lapses_after_playing():
+    """V-tux-score (`orange_calls`): once the next player plays, the missed orange can no
+    longer be called."""
+    st = mk([["5G", "9B"], ["1B", "7G"]], ["2R", "3Y", "4G"], stock=STOCK, rules=CALLS)
+    st = apply_move(apply_move(st, "5G captures 2R+3Y"), "1B trails")
+    assert st.pending_orange is None and st.current == 0
+    assert "calls orange" not in moves(st)
+    assert rule_of(st, "calls orange") == "V-tux-score"
+    assert st.events == ()
+
+
+def test_v_tux_score_orange_calls_only_the_next_player():
+    """V-tux-score (`orange_calls`, decision): with three players only the next player may
+    call the missed orange."""
+    st = mk([["5G", "9B"], ["1B", "7G"], ["2B", "8G"]], ["2R", "3Y", "4G"], stock=STOCK,
+            rules=CALLS)
+    st = apply_move(st, "5G captures 2R+3Y")
+    assert st.pending_orange == 1
+    st = apply_move(st, "1B trails")
+    assert st.current == 2 and "calls orange" not in moves(st)
+
+
+def test_v_tux_score_orange_calls_lapses_when_the_capture_ends_the_round():
+    """V-tux-score (`orange_calls`, decision): a missed orange made with the round's last card
+    cannot be called."""
+    stock = ["8R", "8Y", "8G", "8B", "9R", "9Y", "9G", "9B"]
+    st = mk([["5G"], []], ["2R", "3Y", "4G"], stock=stock, rules=CALLS, dealer=1)
+    after = apply_move(st, "5G captures 2R+3Y")
+    assert after.hand(0) == ["8R", "8Y", "8G", "8B"]  # the next round was dealt
+    assert after.pending_orange is None and "calls orange" not in moves(after)
+
+
+def test_v_tux_score_calls_only_with_the_switch():
+    """V-tux-score: without `orange_calls` there is no calling: both call moves are illegal."""
+    st = mk([["5G", "9B"], ["1B"]], ["2R", "3Y", "4G"], stock=STOCK)
+    assert not any(m.orange for m in legal_moves(st))
+    assert rule_of(st, "5G captures 2R+3Y calling orange") == "V-tux-score"
+    assert rule_of(st, "calls orange") == "V-tux-score"
