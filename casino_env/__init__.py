@@ -1,11 +1,18 @@
 """casino-env: PettingZoo environments and a rules engine for the Casino family of games.
 
-``casino_env.env(...)`` / ``casino_env.raw_env(...)`` make the AEC environment (imported
-lazily, so ``casino_env.engine`` alone never imports gymnasium or pettingzoo).
+``casino_env.env(...)`` / ``casino_env.raw_env(...)`` make the AEC environment;
+``gymnasium.make("casino_env/Royal-v0", opponent="heuristic")`` the single-agent one. Both are
+imported lazily, so ``import casino_env.engine`` never imports gymnasium or pettingzoo.
 """
 
+from __future__ import annotations
+
+import importlib.abc
+import importlib.util
+import sys
+
 __version__ = "0.1.0"
-__all__ = ["env", "raw_env"]
+__all__ = ["CasinoEnv", "env", "raw_env", "register_envs"]
 
 
 def __getattr__(name: str):
@@ -13,4 +20,43 @@ def __getattr__(name: str):
         from . import aec
 
         return getattr(aec, name)
+    if name in ("CasinoEnv", "register_envs"):
+        from . import single
+
+        return getattr(single, name)
     raise AttributeError(f"module 'casino_env' has no attribute {name!r}")
+
+
+def _register() -> None:
+    from .single import register_envs
+
+    register_envs()
+
+
+class _RegisterAfterGymnasium(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Registers the Gymnasium ids right after gymnasium is first imported, so that
+    ``gymnasium.make("casino_env/...")`` works whichever of the two is imported first."""
+
+    def find_spec(self, name, path, target=None):
+        if name != "gymnasium":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None:
+            return spec
+        self._loader = spec.loader
+        spec.loader = self
+        return spec
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        self._loader.exec_module(module)
+        _register()
+
+
+if "gymnasium" in sys.modules:
+    _register()
+else:
+    sys.meta_path.insert(0, _RegisterAfterGymnasium())

@@ -1,0 +1,197 @@
+"""Single-agent Gymnasium view: one seat learns, the other seats are played by agents.
+
+``CasinoEnv`` wraps the AEC environment so that stable-baselines3 (and any Gymnasium user)
+sees an ordinary ``gymnasium.Env`` with ``action_masks()`` for sb3-contrib's MaskablePPO.
+Opponents are agents from the ``agents`` package (by name, instance, pool, or a factory for
+self-play snapshots). Registered as ``casino_env/<Preset>-v0`` (e.g. ``casino_env/Royal-v0``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+
+from .aec import raw_env
+
+OpponentSpec = object  # a name, an Agent, a list of them (a pool), or a callable -> Agent
+
+
+def _make_opponent(spec, seed: int):
+    from agents import Agent, make_agent
+
+    if isinstance(spec, str):
+        return make_agent(spec, seed=seed)
+    if isinstance(spec, Agent):
+        return spec
+    if callable(spec):
+        agent = spec()
+        return _make_opponent(agent, seed)
+    raise ValueError(f"opponent must be an agent name, an Agent, a list of them or a callable "
+                     f"returning one, got {spec!r}")
+
+
+class CasinoEnv(gymnasium.Env):
+    """One learning seat against opponents; observation is the flat vector of the AEC
+    environment (or the whole dict with ``dict_obs=True``), reward is the learner's. A
+    masked-out action ends the episode with ``illegal_reward`` (or raises, with
+    ``illegal="raise"``)."""
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+
+    def __init__(self, variant: str = "casino", players: int = 2,
+                 partnerships: bool | None = None, opponent: OpponentSpec = "random",
+                 seat: int | str = "random", action_mode: str = "compose",
+                 episode: str = "hand", reward: str = "points", auto_forced: bool = True,
+                 dict_obs: bool = False, render_mode: str | None = None,
+                 max_moves: int = 128, illegal: str = "terminate",
+                 illegal_reward: float = -1.0, **switches) -> None:
+        super().__init__()
+        self.raw = raw_env(variant=variant, players=players, partnerships=partnerships,
+                           action_mode=action_mode, episode=episode, reward=reward,
+                           auto_forced=auto_forced, max_moves=max_moves, **switches)
+        if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, int)
+                                 or not 0 <= seat < players):
+            raise ValueError(f"seat must be 'random' or a seat 0..{players - 1}, got {seat!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
+        if illegal not in ("terminate", "raise"):
+            raise ValueError(f"illegal must be 'terminate' or 'raise', got {illegal!r}")
+        self.illegal = illegal
+        self.illegal_reward = illegal_reward
+        self._ended_by_illegal = False
+        self.seat_choice = seat
+        self.opponent = opponent
+        self.dict_obs = dict_obs
+        self.render_mode = render_mode
+        agent0 = self.raw.possible_agents[0]
+        space = self.raw.observation_space(agent0)
+        self.observation_space = space if dict_obs else space["observation"]
+        self.action_space = self.raw.action_space(agent0)
+        self.seat = 0
+        self.opponents: dict[int, object] = {}
+        self._last = None
+
+    @property
+    def agent(self) -> str:
+        return self.raw.possible_agents[self.seat]
+
+    def set_opponent(self, opponent: OpponentSpec) -> None:
+        """Change the opponent (pool) for the following episodes (e.g. a new snapshot)."""
+        self.opponent = opponent
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        rng = self.np_random
+        self.raw.reset(seed=int(rng.integers(2**62)), options=options)
+        n = self.raw.rules.players
+        self.seat = int(rng.integers(n)) if self.seat_choice == "random" else self.seat_choice
+        self.opponents = {}
+        pool = self.opponent
+        for s in range(n):
+            if s == self.seat:
+                continue
+            spec = pool
+            if isinstance(pool, Sequence) and not isinstance(pool, str):
+                spec = pool[int(rng.integers(len(pool)))]
+            agent = _make_opponent(spec, int(rng.integers(2**31)))
+            agent.reset(int(rng.integers(2**31)))
+            self.opponents[s] = agent
+        self._reward_seen = 0.0
+        self._ended_by_illegal = False
+        self._advance()
+        return self._observe(), self._info()
+
+    def step(self, action):
+        raw = self.raw
+        if self._done() or self._ended_by_illegal:
+            raise RuntimeError("the episode is over: call reset()")
+        a = int(action)
+        if not (0 <= a < raw.n_actions and self._last["action_mask"][a]):
+            if self.illegal == "raise":
+                raise ValueError(f"action {a} is masked out")
+            # Like PettingZoo's TerminateIllegalWrapper: the episode ends, the learner loses.
+            self._ended_by_illegal = True
+            info = self._info()
+            info["illegal_action"] = a
+            obs = {k: v.copy() for k, v in self._last.items()}
+            return obs if self.dict_obs else obs["observation"], \
+                float(self.illegal_reward), True, False, info
+        raw.step(a)
+        self._advance()
+        total = raw._cumulative_rewards.get(self.agent, self._reward_seen)
+        reward = total - self._reward_seen
+        self._reward_seen = total
+        terminated = self._done()
+        return self._observe(), float(reward), terminated, False, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """Boolean mask of the legal actions now (sb3-contrib's MaskablePPO reads this)."""
+        return self._last["action_mask"].astype(bool)
+
+    def render(self):
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() called without a render_mode")
+            return None
+        text = str(self.raw.state)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    # -- internals ----------------------------------------------------------------------------
+    def _done(self) -> bool:
+        return all(self.raw.terminations.values())
+
+    def _advance(self) -> None:
+        """Let the opponents move until it is the learner's turn or the episode ends."""
+        raw = self.raw
+        while not self._done() and raw.state.current != self.seat:
+            seat = raw.state.current
+            before = raw.state
+            move = self.opponents[seat].act(before, seat)
+            if raw.compose:
+                seq = raw.action_for(move)
+                # Step the move's sub-actions (auto_forced may take some of them itself).
+                while raw.state is before and not self._done():
+                    raw.step(seq[len(raw._composer.prefix)])
+            else:
+                raw.step(raw.action_for(move))
+
+    def _observe(self):
+        obs = self.raw.observe(self.agent)
+        self._last = obs
+        return obs if self.dict_obs else obs["observation"]
+
+    def _info(self) -> dict:
+        info = dict(self.raw.infos.get(self.agent, {}))
+        info["seat"] = self.seat
+        return info
+
+
+PRESET_IDS = {"casino": "Casino", "royal": "Royal", "dominican": "Dominican",
+              "hungarian": "Hungarian", "tuxedo": "Tuxedo", "spade": "Spade", "wippen": "Wippen"}
+
+
+def register_envs() -> None:
+    """Register ``casino_env/<Preset>-v0`` with Gymnasium (idempotent)."""
+    from gymnasium.envs.registration import register, registry
+
+    for variant, name in PRESET_IDS.items():
+        env_id = f"casino_env/{name}-v0"
+        if env_id not in registry:
+            register(id=env_id, entry_point="casino_env.single:CasinoEnv",
+                     kwargs={"variant": variant})
+
+
+def make_vec_env(n_envs: int = 8, seed: int = 0, vec: str = "dummy",
+                 env_factory: Callable | None = None, **kwargs):
+    """A stable-baselines3 VecEnv of ``n_envs`` CasinoEnv copies (``vec``: dummy or subproc)."""
+    from stable_baselines3.common.env_util import make_vec_env as sb3_make_vec_env
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    cls = SubprocVecEnv if vec == "subproc" else DummyVecEnv
+    factory = env_factory or (lambda: CasinoEnv(**kwargs))
+    return sb3_make_vec_env(factory, n_envs=n_envs, seed=seed, vec_env_cls=cls)

@@ -1,0 +1,113 @@
+"""The single-agent Gymnasium view: env checker, masks, opponents, registration."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import casino_env
+from agents import Agent, GreedyAgent
+from casino_env.engine import list_variants
+from casino_env.single import PRESET_IDS, CasinoEnv
+
+
+@pytest.mark.parametrize("variant", list_variants())
+@pytest.mark.parametrize("mode", ["compose", "enumerate"])
+def test_registered_envs_pass_the_env_checker(variant, mode):
+    env = gym.make(f"casino_env/{PRESET_IDS[variant]}-v0", opponent="greedy", action_mode=mode)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_env(env.unwrapped)
+
+
+def play(env, seed, episodes=5):
+    rng = np.random.default_rng(seed)
+    total, steps = 0.0, 0
+    for ep in range(episodes):
+        env.reset(seed=seed + ep)
+        done = False
+        while not done:
+            mask = env.action_masks()
+            assert mask.dtype == bool and mask.any()
+            _, r, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(mask))))
+            total += r
+            steps += 1
+            done = term or trunc
+    return total, steps
+
+
+def test_learner_reward_matches_hand_points():
+    env = CasinoEnv(variant="casino", opponent="greedy", seat=1)
+    env.reset(seed=3)
+    total = 0.0
+    rng = np.random.default_rng(0)
+    done = False
+    while not done:
+        _, r, done, _, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        total += r
+    pts = env.raw.state.hand_points
+    assert info["seat"] == 1
+    assert total == pytest.approx(pts[1] - pts[0])
+
+
+def test_seeded_episodes_are_reproducible():
+    a = play(CasinoEnv(variant="royal", opponent=["random", "greedy"]), 5)
+    b = play(CasinoEnv(variant="royal", opponent=["random", "greedy"]), 5)
+    assert a == b
+
+
+def test_opponent_can_be_an_agent_a_pool_or_a_factory():
+    made = []
+
+    def factory():
+        made.append(1)
+        return GreedyAgent()
+
+    for opp in (GreedyAgent(seed=1), ["random", "greedy"], factory, "heuristic"):
+        env = CasinoEnv(variant="dominican", opponent=opp)
+        play(env, 1, episodes=2)
+    assert made
+    with pytest.raises(ValueError, match="opponent"):
+        CasinoEnv(opponent=42).reset(seed=0)
+    assert isinstance(GreedyAgent(), Agent)
+
+
+def test_three_players_and_partners():
+    play(CasinoEnv(variant="casino", players=3, opponent="greedy"), 2, episodes=2)
+    play(CasinoEnv(variant="dominican", players=4, opponent="greedy"), 2, episodes=2)
+
+
+def test_masked_out_action_ends_the_episode():
+    env = CasinoEnv(opponent="random")
+    env.reset(seed=0)
+    bad = int(np.flatnonzero(~env.action_masks())[0])
+    _, r, term, _, info = env.step(bad)
+    assert term and r == -1.0 and info["illegal_action"] == bad
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)
+    strict = CasinoEnv(opponent="random", illegal="raise")
+    strict.reset(seed=0)
+    with pytest.raises(ValueError, match="masked out"):
+        strict.step(int(np.flatnonzero(~strict.action_masks())[0]))
+
+
+@pytest.mark.parametrize("order", ["import casino_env\nimport gymnasium",
+                                   "import gymnasium\nimport casino_env"])
+def test_registration_works_in_either_import_order(order):
+    code = order + "\nenv = gymnasium.make('casino_env/Royal-v0', opponent='heuristic')\n" \
+        "env.reset(seed=0)\nprint('ok')"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "ok"
+
+
+def test_engine_import_does_not_import_gymnasium():
+    code = ("import sys, casino_env.engine, casino_env\n"
+            "assert 'gymnasium' not in sys.modules and 'pettingzoo' not in sys.modules")
+    subprocess.run([sys.executable, "-c", code], check=True)
+    assert casino_env.register_envs is not None
