@@ -20,15 +20,19 @@ def __getattr__(name: str):
         from . import aec
 
         return getattr(aec, name)
-    if name in ("CasinoEnv", "register_envs"):
-        from . import single
+    if name == "CasinoEnv":
+        from .single import CasinoEnv
 
-        return getattr(single, name)
+        return CasinoEnv
+    if name == "register_envs":
+        from .registration import register_envs
+
+        return register_envs
     raise AttributeError(f"module 'casino_env' has no attribute {name!r}")
 
 
 def _register() -> None:
-    from .single import register_envs
+    from .registration import register_envs
 
     register_envs()
 

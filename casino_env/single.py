@@ -12,9 +12,9 @@ from collections.abc import Callable, Sequence
 
 import gymnasium
 import numpy as np
-from gymnasium import spaces
 
 from .aec import raw_env
+from .registration import PRESET_IDS, register_envs  # noqa: F401 (re-exported)
 
 OpponentSpec = object  # a name, an Agent, a list of them (a pool), or a callable -> Agent
 
@@ -169,21 +169,6 @@ class CasinoEnv(gymnasium.Env):
         info = dict(self.raw.infos.get(self.agent, {}))
         info["seat"] = self.seat
         return info
-
-
-PRESET_IDS = {"casino": "Casino", "royal": "Royal", "dominican": "Dominican",
-              "hungarian": "Hungarian", "tuxedo": "Tuxedo", "spade": "Spade", "wippen": "Wippen"}
-
-
-def register_envs() -> None:
-    """Register ``casino_env/<Preset>-v0`` with Gymnasium (idempotent)."""
-    from gymnasium.envs.registration import register, registry
-
-    for variant, name in PRESET_IDS.items():
-        env_id = f"casino_env/{name}-v0"
-        if env_id not in registry:
-            register(id=env_id, entry_point="casino_env.single:CasinoEnv",
-                     kwargs={"variant": variant})
 
 
 def make_vec_env(n_envs: int = 8, seed: int = 0, vec: str = "dummy",

@@ -11,7 +11,7 @@ import re
 
 from .cards import ROOK, STANDARD, Deck, bit_list, deck_of_card_text
 from .rules import Rules
-from .sets import groups, partitions
+from .sets import groups, partitions, with_card
 
 KINDS = ("trail", "capture", "build", "claim", "call")
 
@@ -155,7 +155,8 @@ class Items:
     object memoises the conversion back to card masks and prunes unreachable sums.
     """
 
-    __slots__ = ("masks", "vals", "reach", "aces", "ace14", "_groups", "_parts")
+    __slots__ = ("masks", "vals", "reach", "aces", "ace14", "_groups", "_parts", "_with",
+                 "_chunks")
 
     def __init__(self, loose: int, values: tuple, ace14: bool, builds: tuple = ()) -> None:
         items = [(values[i], 1 << i) for i in bit_list(loose) if values[i] is not None]
@@ -172,9 +173,37 @@ class Items:
         self.ace14 = ace14
         self._groups: dict[int, list[int]] = {}
         self._parts: dict[int, list[int]] = {}
+        self._with: dict[tuple[int, int], list[tuple[int, bool]]] = {}
+        self._chunks: list[list[int]] | None = None
 
     def _cards(self, pmasks) -> list[int]:
+        """Card masks of position masks (byte lookup tables once there are many)."""
         masks = self.masks
+        if len(pmasks) > 48:
+            chunks = self._chunks
+            if chunks is None:
+                chunks = self._chunks = []
+                for base in range(0, len(masks), 8):
+                    part = masks[base:base + 8]
+                    table = [0] * (1 << len(part))
+                    for k in range(1, len(table)):
+                        low = k & -k
+                        table[k] = table[k ^ low] | part[low.bit_length() - 1]
+                    chunks.append(table)
+            if len(chunks) == 1:
+                t0 = chunks[0]
+                return [t0[pm] for pm in pmasks]
+            if len(chunks) == 2:
+                t0, t1 = chunks
+                return [t0[pm & 255] | t1[pm >> 8] for pm in pmasks]
+            out = []
+            for pm in pmasks:
+                m = 0
+                for table in chunks:
+                    m |= table[pm & 255]
+                    pm >>= 8
+                out.append(m)
+            return out
         out = []
         for pm in pmasks:
             m = 0
@@ -210,6 +239,18 @@ class Items:
         return p
 
 
+    def with_card(self, cv: int, t: int) -> list[tuple[int, bool]]:
+        """(card mask, single) of the item collections a card of value ``cv`` builds into
+        sets of ``t`` (see ``sets.with_card``)."""
+        key = (cv, t)
+        w = self._with.get(key)
+        if w is None:
+            found = with_card(self.vals, cv, t, self.ace14 and t == 14)
+            cards = self._cards([pm for pm, _ in found])
+            w = self._with[key] = [(cm, single) for cm, (_, single) in zip(cards, found)]
+        return w
+
+
 def capture_values(rules: Rules, cv: int) -> tuple[int, ...]:
     """The values a card of value ``cv`` captures with (a Royal Ace: 1 or 14)."""
     return (1, 14) if rules.ace14 and cv == 1 else (cv,)
@@ -236,7 +277,9 @@ def generate(st) -> list[Move]:
     table = Items(loose, values, ace14,
                   tuple(b for b in builds if not b.multiple) if r.build_as_card else ())
     make = Move.make
+    new = object.__new__
     out: list[Move] = []
+    append = out.append
     if st.pending_orange == seat:
         out.append(make(deck, "call", 0, 0, None))
     hand_ids = bit_list(hand)
@@ -287,22 +330,32 @@ def generate(st) -> list[Move]:
             continue
         need = same_rank if dom_trail else 0
         seen: set[int] = set()
+        calls = r.orange_calls
         for v in capture_values(r, cv):
             b = by_value.get(v)
             bcards = b.cards if b is not None else 0
             for cm in table.parts(v):
                 for tm in (cm, cm | bcards) if bcards else (cm,):
-                    if tm and tm not in seen and not need & ~tm and keeps(rest, tm, []):
-                        seen.add(tm)
-                        _capture(out, r, deck, cbit, tm, v)
+                    if not tm or tm in seen or need & ~tm or (owned and not keeps(rest, tm, [])):
+                        continue
+                    seen.add(tm)
+                    m = new(Move)
+                    m.kind, m.played_mask, m.taken_mask, m.value = "capture", cbit, tm, v
+                    m.for_partner = m.orange = False
+                    m.deck, m.multiple = deck, None
+                    append(m)
+                    if calls:  # V-tux-score: the capturer may call orange (falsely, too)
+                        append(make(deck, "capture", cbit, tm, v, None, False, True))
 
         # Builds (C-build, C-build-raise, C-build-extend, C-one-per-value, V-dom-build).
         if not r.building:
             continue
         for V in targets:
-            _builds(out, r, st, table, c, cv, V, by_value.get(V),
-                    lambda tm, V=V, rest=rest: keeps(rest, tm, [V]) and not raises_own(tm, V),
-                    False)
+            # Ownership checks only matter when the seat owns builds (C-build-keep) or may
+            # not raise its own (V-dom-build); otherwise holding V besides c is enough.
+            ok = (lambda tm, V=V, rest=rest: keeps(rest, tm, [V]) and not raises_own(tm, V)) \
+                if owned else None
+            _builds(out, r, st, table, c, cv, V, by_value.get(V), ok, False)
     if r.partner_build:
         _partner_builds(out, st, table, by_value, owned)
     return out
@@ -329,27 +382,27 @@ def _capture(out: list, r: Rules, deck: Deck, cbit: int, tm: int, v: int | None)
 
 def _builds(out: list, r: Rules, st, table: Items, c: int, cv: int, V: int, vb, ok,
             for_partner: bool) -> None:
-    """Build moves of value ``V`` made by playing card ``c``; ``ok(taken)`` checks ownership."""
+    """Build moves of value ``V`` made by playing card ``c``; ``ok(taken)`` checks ownership
+    (None: every build of V is fine). The hot loop of crowded tables, so Moves are made inline."""
     deck = r.deck
     cbit = 1 << c
     vcards = vb.cards if vb is not None else 0
     made: set[int] = set()
+    append = out.append
+    new = object.__new__
     # A set holding the played card (alone, or with items) plus further sets of V; it joins
     # the V-build if there is one (C-build, C-build-extend, C-one-per-value).
-    alone = cv == V or (r.ace14 and cv == 1 and V == 14)
-    cgroups = ([0] if alone else []) + (table.groups(V - cv) if V > cv else [])
-    if cgroups:
-        extra = table.parts(V)
-        for g in cgroups:
-            for sm in extra:
-                if g & sm:
-                    continue
-                tm = g | sm | vcards
-                if not tm or tm in made or not ok(tm):
-                    continue  # the card alone is a trail, not a build
-                made.add(tm)
-                out.append(Move.make(deck, "build", cbit, tm, V, vb is not None or sm != 0,
-                                     for_partner))
+    joins = vb is not None
+    for lm, single in table.with_card(cv, V):
+        tm = lm | vcards  # (V-build-as-card: the V-build may also be an item of lm)
+        if not tm or tm in made or (ok is not None and not ok(tm)):
+            continue  # the card alone is a trail, not a build
+        made.add(tm)
+        m = new(Move)
+        m.kind, m.played_mask, m.taken_mask, m.value = "build", cbit, tm, V
+        m.for_partner, m.orange, m.deck = for_partner, False, deck
+        m.multiple = joins or not single
+        append(m)
     # Raising a single build by the played card (C-build-raise), with table cards helping
     # under V-raise-with-table, plus further sets of V.
     for b in st.builds:
@@ -368,11 +421,11 @@ def _builds(out: list, r: Rules, st, table: Items, c: int, cv: int, V: int, vb, 
                 if sm & (t | b.cards):
                     continue
                 tm = base | t | sm
-                if tm in made or not ok(tm):
+                if tm in made or (ok is not None and not ok(tm)):
                     continue
                 made.add(tm)
-                out.append(Move.make(deck, "build", cbit, tm, V, bool(sm) or vb is not None,
-                                     for_partner))
+                append(Move.make(deck, "build", cbit, tm, V, bool(sm) or vb is not None,
+                                 for_partner))
 
 
 def _partner_builds(out: list, st, table: Items, by_value: dict, owned: list) -> None:

@@ -44,3 +44,27 @@ def partitions(values: tuple[int, ...], target: int, lone_ace: bool) -> tuple[in
     for g in groups(values, target, lone_ace):
         found.update([m | g for m in found if not m & g])
     return tuple(sorted(found))
+
+
+@lru_cache(maxsize=1 << 16)
+def with_card(values: tuple[int, ...], card: int, target: int,
+              lone_ace: bool) -> tuple[tuple[int, bool], ...]:
+    """For a card of value ``card`` added to the items ``values``: position masks of the item
+    collections that, with the card, split into sets of ``target`` with the card in one set,
+    each with True when the whole is a single set (a single build) — the loose part of every
+    build of ``target`` the card can make. The empty collection is included when the card alone
+    is a set of ``target`` (it then needs further sets or an existing build)."""
+    alone = card == target or (lone_ace and card == 1 and target == 14)
+    cgroups = ([0] if alone else []) + (list(groups(values, target - card, False))
+                                        if target > card else [])
+    if not cgroups:
+        return ()
+    extra = partitions(values, target, lone_ace)
+    found: dict[int, bool] = {}
+    for g in cgroups:
+        for sm in extra:
+            if not g & sm:
+                u = g | sm
+                if u not in found:
+                    found[u] = not sm and bool(g)
+    return tuple(sorted(found.items()))

@@ -1,0 +1,134 @@
+"""Soak run: many random hands per preset with the engine's invariants checked at every move.
+
+Checks at every decision: every card is in exactly one place (hands, table, stock, piles);
+each build's owner holds a card of its value and no two builds share a value; there is at
+least one legal move and none twice; the chosen move applies; a sample of moves is checked not
+to change its input state. Records the slowest legal-move generation met. Results go to
+experiments/results/soak.json and soak.csv. Run: ``python -m experiments.soak --hands 100000``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import random
+import time
+import traceback
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+from casino_env.engine import apply_move, list_variants, new_game
+from casino_env.engine.moves import backs, generate
+from casino_env.engine.rules import PRESETS
+
+RESULTS = Path(__file__).parent / "results"
+
+
+def check(st) -> None:
+    """Raise AssertionError if an invariant of the state is broken."""
+    r = st.rules
+    seen = 0
+    total = 0
+    parts = list(st.hands) + [st.loose] + [b.cards for b in st.builds] + list(st.piles)
+    for m in parts:
+        assert not seen & m, "a card is in two places"
+        seen |= m
+        total += m.bit_count()
+    for c in st.stock:
+        assert not seen >> c & 1, "a stock card is elsewhere too"
+        seen |= 1 << c
+    assert seen == r.deck.full and total + len(st.stock) == r.deck.size, "cards lost"
+    values = [b.value for b in st.builds]
+    assert len(values) == len(set(values)), "two builds share a value (C-one-per-value)"
+    for b in st.builds:
+        owned = [x.value for x in st.builds if x.owner == b.owner]
+        assert backs(r, st.hands[b.owner], owned), "an owner cannot capture its build"
+
+
+def soak(variant: str, players: int, hands: int, seed: int) -> dict:
+    rng = random.Random(seed)
+    st = new_game(variant, players, seed=seed)
+    done = moves_made = errors = 0
+    slowest = 0.0
+    slowest_state = None
+    max_moves = 0
+    first_error = ""
+    t0 = time.perf_counter()
+    while done < hands:
+        try:
+            if st.game_over:
+                st = new_game(variant, players, seed=rng.randrange(2**62))
+            check(st)
+            t = time.perf_counter()
+            moves = generate(st)
+            dt = time.perf_counter() - t
+            if dt > slowest:
+                # Time it again (best of 3) so a pause of the machine is not blamed on it.
+                for _ in range(3):
+                    t = time.perf_counter()
+                    generate(st)
+                    dt = min(dt, time.perf_counter() - t)
+                if dt > slowest:
+                    slowest, slowest_state = dt, st.to_spec()
+            assert moves, "no legal move"
+            keys = {m.key() for m in moves}
+            assert len(keys) == len(moves), "a move listed twice"
+            max_moves = max(max_moves, len(moves))
+            st._moves = moves
+            move = rng.choice(moves)
+            before = st.to_spec() if moves_made % 97 == 0 else None
+            new = apply_move(st, move)
+            if before is not None:
+                assert st.to_spec() == before, "apply_move changed its input"
+            if new.hand_points is not st.hand_points:
+                done += 1
+            st = new
+            moves_made += 1
+        except Exception:  # noqa: BLE001 - a soak run counts every failure
+            errors += 1
+            if not first_error:
+                first_error = traceback.format_exc()
+            st = new_game(variant, players, seed=rng.randrange(2**62))
+    return dict(variant=variant, players=players, hands=done, moves=moves_made, errors=errors,
+                seconds=round(time.perf_counter() - t0, 1), max_legal_moves=max_moves,
+                slowest_generate_ms=round(slowest * 1e3, 3), first_error=first_error,
+                slowest_state=slowest_state)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("--hands", type=int, default=100_000)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--all-players", action="store_true", help="every player count, not only 2")
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args(argv)
+    jobs = [(v, n) for v in list_variants() for n in PRESETS[v].players
+            if args.all_players or n == 2]
+    rows = []
+    with ProcessPoolExecutor(args.workers) as pool:
+        futures = [pool.submit(soak, v, n, args.hands, args.seed) for v, n in jobs]
+        try:
+            from tqdm import tqdm
+
+            futures_iter = tqdm(futures, desc="soak")
+        except ImportError:  # pragma: no cover
+            futures_iter = futures
+        for f in futures_iter:
+            rows.append(f.result())
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / "soak.json").write_text(json.dumps(rows, indent=1))
+    fields = [k for k in rows[0] if k not in ("first_error", "slowest_state")]
+    with open(RESULTS / "soak.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+    for r in rows:
+        print(f"{r['variant']:10s} {r['players']}p hands={r['hands']} moves={r['moves']} "
+              f"errors={r['errors']} slowest={r['slowest_generate_ms']} ms "
+              f"max_moves={r['max_legal_moves']} ({r['seconds']} s)")
+    return 1 if any(r["errors"] for r in rows) else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
