@@ -9,11 +9,12 @@ import sys
 from .engine import apply_move, legal_moves, list_variants, new_game
 
 
-def demo(variant: str = "casino", players: int = 2, seed: int = 0, partnerships: bool = False,
+def demo(variant: str = "casino", players: int = 2, seed: int = 0,
+         partnerships: bool | None = None,
          quiet: bool = False, out=None) -> int:
     """Play one full game between seeded random players, printing each move; returns winner."""
     out = out or sys.stdout
-    state = new_game(variant, players, seed=seed, partnerships=partnerships or None)
+    state = new_game(variant, players, seed=seed, partnerships=partnerships)
     rng = random.Random(seed)
     hand_no, move_no = 1, 0
     print(f"== {variant}, {players} players, seed {seed} ==", file=out)
@@ -45,7 +46,8 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("demo", help="play a seeded game between random players, move by move")
     p.add_argument("--variant", default="casino", choices=list_variants())
     p.add_argument("--players", type=int, default=2)
-    p.add_argument("--partnerships", action="store_true")
+    p.add_argument("--partnerships", action=argparse.BooleanOptionalAction, default=None,
+                   help="4 players as two teams (default: the preset's choice)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--quiet", action="store_true", help="print only hand results")
     args = parser.parse_args(argv)

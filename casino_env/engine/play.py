@@ -331,7 +331,10 @@ def settle(st: State, fresh: bool = False) -> State:
     r = st.rules
     st.extra_turn = False
     if st.stock:
-        st.hands, st.stock, extra = deal(st.hands, st.stock, r.players, st.dealer, False,
+        # Nothing on the table and nothing captured: the hand has not begun, so this is its
+        # first deal, with four cards to the table (C-deal).
+        first = not st.loose and not st.builds and not any(st.piles)
+        st.hands, st.stock, extra = deal(st.hands, st.stock, r.players, st.dealer, first,
                                          r.hand_size)
         st.loose |= extra
         st.current = (st.dealer + 1) % r.players

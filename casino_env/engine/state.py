@@ -334,10 +334,19 @@ def _parse_spec(spec: object) -> State:
     if any(hands) and not hands[current]:
         raise ValueError(f"current: seat {current} holds no cards while others do")
 
+    if sweeps and rules.cancel and all(sweeps):
+        raise ValueError(f"sweeps: {list(sweeps)} cannot happen under V-cancel (when every side "
+                         "has a sweep, each cancels one)")
     met_spec = spec.get("met", [])
     if not isinstance(met_spec, (list, tuple)):
         raise ValueError(f"met: must be a list of sides, got {met_spec!r}")
+    if met_spec and not rules.dom_end:
+        raise ValueError("met: only with rule switch 'dom_end' (V-dom-end)")
     met = tuple(_seat(s, sides, "met") for s in met_spec)
+    if len(set(met)) != len(met):
+        raise ValueError(f"met: a side is listed twice in {list(met)}")
+    if "proven" in spec and not rules.partner_build and any(spec["proven"] or []):
+        raise ValueError("proven: only with rule switch 'partner_build' (V-partner-build)")
     proven_spec = spec.get("proven", [[] for _ in range(n)])
     if not isinstance(proven_spec, (list, tuple)) or len(proven_spec) != n:
         raise ValueError(f"proven: must be a list of {n} lists of values")
