@@ -49,7 +49,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
 
     metadata = {
         "name": "casino_v0",
-        "render_modes": ["human", "ansi"],
+        "render_modes": ["human", "ansi", "rgb_array"],
         "is_parallelizable": False,
         "render_fps": 1,
     }
@@ -182,6 +182,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
             gymnasium.logger.warn("You are calling render method without specifying any "
                                   "render mode.")
             return None
+        if self.render_mode == "rgb_array":
+            from .picture import state_array
+
+            return state_array(*self._picture_args())
         text = describe_state(self.state)
         if self.compose and not self.state.game_over and self._composer.prefix:
             text += "\ncomposing: " + ", ".join(self.describe_action(t)
@@ -193,6 +197,25 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
 
     def close(self) -> None:
         pass
+
+    def _picture_args(self) -> tuple:
+        """(state, viewer, labels, note) for casino_env.picture: the agent to move's hand face
+        up and card backs for the others (every hand once the game is over)."""
+        st = self.state
+        note = None
+        if self.compose and not st.game_over and self._composer.prefix:
+            note = "composing: " + ", ".join(self.describe_action(t)
+                                             for t in self._composer.prefix)
+        viewer = None if st.game_over else st.current
+        return st, viewer, list(self.possible_agents), note
+
+    def _repr_html_(self) -> str:
+        """An SVG picture for Jupyter (the same view as ``render_mode="rgb_array"``)."""
+        if self.state is None:
+            return f"<pre>{type(self).__name__}({self.variant!r}): call reset() first</pre>"
+        from .picture import state_svg
+
+        return state_svg(*self._picture_args())
 
     # -- helpers for notebooks and debugging ----------------------------------------------
     def legal_moves(self) -> list[Move]:

@@ -79,8 +79,9 @@ class Move:
                 self.orange)
 
     def __eq__(self, other: object) -> bool:
+        # A move without cards (a claim or a call) is the same in every deck.
         return (isinstance(other, Move) and self.key() == other.key()
-                and self.deck is other.deck)
+                and (self.deck is other.deck or not (self.played_mask or self.taken_mask)))
 
     def __hash__(self) -> int:
         return hash(self.key())
@@ -305,23 +306,24 @@ def generate(st) -> list[Move]:
         targets = [V for V in in_hand if in_hand[V] > (cv == V or (V == 14 and cv == 1 and ace14))]
 
         # Trail (C-trail, C-owner-trail, V-owner-may-trail, V-dom-trail, V-build-loose).
-        may_trail = (not owned or (r.owner_may_trail and backs(r, rest, owned_values))) \
-            and not (dom_trail and same_rank)
-        if may_trail:
+        may_trail = (not owned or r.owner_may_trail) and not (dom_trail and same_rank)
+        if may_trail and (not owned or backs(r, rest, owned_values)):
             out.append(make(deck, "trail", cbit, 0, None))
-            if r.build_loose:
-                for V in targets:
-                    vb = by_value.get(V)
-                    vcards = vb.cards if vb is not None else 0
-                    for sm in table.parts(V):
-                        if not sm or vb is None and (sm.bit_count() < 2 or any(
-                                b.cards == sm for b in builds)):
-                            continue  # table cards must be added; a new build needs two
-                        tm = sm | vcards
-                        if not tm or not keeps(rest, tm, [V]) or raises_own(tm, V):
-                            continue
-                        total = sum(values[i] for i in bit_list(sm))
-                        out.append(make(deck, "trail", cbit, tm, V, vb is not None or total != V))
+        if may_trail and r.build_loose:
+            for V in targets:
+                vb = by_value.get(V)
+                vcards = vb.cards if vb is not None else 0
+                made: set[int] = set()
+                for sm in table.parts(V):
+                    if not sm & ~vcards or vb is None and (sm.bit_count() < 2 or any(
+                            b.cards == sm for b in builds)):
+                        continue  # table cards must be added; a new build needs two
+                    tm = sm | vcards
+                    if tm in made or not keeps(rest, tm, [V]) or raises_own(tm, V):
+                        continue
+                    made.add(tm)
+                    total = sum(values[i] for i in bit_list(sm))
+                    out.append(make(deck, "trail", cbit, tm, V, vb is not None or total != V))
 
         # Captures (C-capture, C-face, C-build-keep, V-dom-trail, V-build-as-card).
         if cv is None:
@@ -492,7 +494,8 @@ def _generate_multi(st) -> list[Move]:
             totals.add(14)
         if r.ulmann and len(cards) > 1:
             full = (1 << len(vals)) - 1
-            for t in range(1, sum(vals)):
+            top = max(sum(vals), 14 if r.ace14 and 1 in vals else 0)
+            for t in range(1, top + 1):
                 if full in partitions(vals, t, r.ace14 and t == 14):
                     totals.add(t)
         seen: set[int] = set()

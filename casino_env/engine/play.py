@@ -85,7 +85,8 @@ def apply_move(state: State, move: Move | str) -> State:
 
 def _find(state: State, move: Move) -> Move | None:
     """The legal move with the same outcome (a capture's value may be any valid reading)."""
-    if state.game_over or move.deck is not state.rules.deck:
+    cardless = not (move.played_mask or move.taken_mask)  # a claim or call: any deck
+    if state.game_over or (move.deck is not state.rules.deck and not cardless):
         return None
     index = state._index
     if index is None:
@@ -378,7 +379,7 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
     d = r.deck
     if state.game_over:
         return "C-game", "the game is over"
-    if move.deck is not d:
+    if move.deck is not d and (move.played_mask or move.taken_mask):
         return "C-deck", f"this game uses the {d.name} deck"
     seat = state.current
     hand = state.hands[seat]
@@ -430,7 +431,9 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
                                     f"{_unbacked(r, rest, [b.value for b in owned])} and would be "
                                     "left without a card to capture it")
         if tm:
-            if move.value is None or not backs(r, rest, [move.value]):
+            if move.value is None or not 1 <= move.value <= r.max_value:
+                return "V-build-loose", f"a build's value is 1..{r.max_value}, got {move.value}"
+            if not backs(r, rest, [move.value]):
                 return "V-build-loose", (f"seat {seat} holds no card of value {move.value} to "
                                          "capture the build")
             return "V-build-loose", (f"{'+'.join(d.strs(tm))} do not make a build of "
@@ -449,8 +452,7 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
         if move.value is not None and move.value not in vs:
             return "C-capture", (f"{cname} captures with value {'/'.join(map(str, vs))}, "
                                  f"not {move.value}")
-        ok = [v for v in vs if all(b.value == v for b in taken_builds)
-              and _partitions_into(r, loose_taken, v)]
+        ok = [v for v in vs if _items_split(r, state, tm, v)]
         if not ok:
             for b in taken_builds:
                 if b.value not in vs:
@@ -489,18 +491,23 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
     raised = [b for b in taken_builds if b.value != V]
     if vb is not None and not vb.cards & tm:
         return "C-one-per-value", f"a new set of {V} joins the build of {V} already on the table"
-    if len(raised) > 1:
+    as_cards = r.build_as_card and (vb is None or vb.cards & tm) and \
+        _items_split(r, state, tm, V, (cv,))
+    if as_cards:
+        pass  # V-build-as-card: the played card, loose cards and single builds make sets of V
+    elif len(raised) > 1:
         return "C-build-raise", "a move raises at most one build"
-    if raised:
+    elif raised:
         b = raised[0]
         if b.multiple:
             return "C-build-raise", f"the multiple build of {b.value} can never change value"
-        if b.value + cv != V:
+        helped = r.raise_with_table and _raised_with_table(r, loose_taken, V - b.value - cv, V)
+        if b.value + cv != V and not helped:
             return "C-build-raise", (f"{cname} on the build of {b.value} makes {b.value + cv}, "
                                      f"not {V}; table cards never change a single build's value")
         if r.dom_build and b.owner == seat:
             return "V-dom-build", "you may not raise the value of your own single build"
-        if not _partitions_into(r, loose_taken, V):
+        if not helped and not _partitions_into(r, loose_taken, V):
             return "C-build-raise", f"loose cards joining the build must form sets of {V}"
     else:
         with_card = loose_taken | pm
@@ -549,6 +556,37 @@ def _why_multi(state: State, move: Move) -> tuple[str, str]:
     v = move.value if move.value is not None else total
     return "V-hun-play", (f"{'+'.join(d.strs(pm))} (total {total}) cannot take "
                           f"{'+'.join(d.strs(tm))} as sets of {v}")
+
+
+def _items_split(r, state: State, tm: int, v: int, extra: tuple = ()) -> bool:
+    """True if the table items in ``tm`` (loose cards; single builds too under
+    V-build-as-card), plus items of the values ``extra``, split into sets of ``v``; a build of
+    value ``v`` is a whole set by itself."""
+    vals = [r.values[i] for i in bit_list(tm & state.loose)] + list(extra)
+    for b in state.builds:
+        if b.cards & tm and b.value != v:
+            if not (r.build_as_card and not b.multiple):
+                return False
+            vals.append(b.value)
+    if None in vals:
+        return False
+    if not vals:
+        return True
+    vals.sort()
+    return (1 << len(vals)) - 1 in partitions(tuple(vals), v, r.ace14 and v == 14)
+
+
+def _raised_with_table(r, loose_taken: int, rise: int, v: int) -> bool:
+    """V-raise-with-table: some loose cards add ``rise`` to the raise and the rest form sets."""
+    if rise <= 0:
+        return False
+    ids = bit_list(loose_taken)
+    for k in range(1, 1 << len(ids)):
+        part = sum(1 << ids[j] for j in range(len(ids)) if k >> j & 1)
+        if sum(r.values[i] for i in bit_list(part)) == rise and \
+                (part == loose_taken or _partitions_into(r, loose_taken & ~part, v)):
+            return True
+    return False
 
 
 def _unbacked(r, hand: int, values: list[int]) -> int:

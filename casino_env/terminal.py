@@ -1,0 +1,410 @@
+"""Play in the terminal: a person against agents, or agents watched as they play (rich).
+
+``play_terminal(...)`` is the ``casino-env play`` command as a function taking input and output
+streams, so it can be driven by a script. The person sees the table as their seat does: the
+board is drawn from a ``PlayerView`` (their own hand; other hands as card backs, except hands
+everyone can see). In ``watch`` mode every seat is an agent and every hand is shown.
+
+Moves are typed in the engine's notation (``7H captures 2C+5S``) or picked by number from the
+list of legal moves; a card alone lists the moves that play it. A wrong entry gets a message
+(an illegal move names the rule it breaks) and another try; ``quit`` or end of input stops.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from collections.abc import Sequence
+from typing import IO, Any
+
+from rich.columns import Columns
+from rich.console import Console
+from rich.markup import escape
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from .engine import IllegalMoveError, Move, State, apply_move, legal_moves, new_game, parse_move
+from .engine.view import PlayerView
+
+QUIT = ("q", "quit", "exit")
+HELP = ("h", "help", "?")
+LIST = ("m", "moves", "list", "l")
+BOARD = ("b", "board", "table")
+
+HELP_TEXT = """\
+Enter your move as
+  a number from the list of legal moves       3
+  the move in notation                        7H captures 2C+5S   3H builds 8 on 5S   KD trails
+  a card alone                                7H   (lists the moves that play it)
+Cards are rank then suit (A 2..10 J Q K; S H D C), Rook cards 1..10 with R Y G B.
+Commands: moves (m) lists the legal moves, board (b) draws the table again,
+help (h, ?) shows this, quit (q) ends the game."""
+
+STANDARD_STYLES = ("bold", "bold red", "bold red", "bold")
+ROOK_STYLES = ("bold red", "bold yellow", "bold green", "bold")
+
+
+def card_text(deck: Any, cid: int) -> Text:
+    """A card in notation, coloured by suit (red hearts and diamonds; Rook colours)."""
+    styles = ROOK_STYLES if deck.name == "rook" else STANDARD_STYLES
+    return Text(deck.names[cid], style=styles[deck.suit[cid]])
+
+
+def _cards(deck: Any, mask: int, sep: str = " ") -> Text:
+    ids = [i for i in range(mask.bit_length()) if mask >> i & 1]
+    return Text(sep).join(card_text(deck, c) for c in ids)
+
+
+def side_names(state: State, labels: Sequence[str]) -> list[str]:
+    """'side k (names of its seats)' for each side."""
+    r = state.rules
+    out = []
+    for side in range(r.sides):
+        who = " + ".join(labels[s] for s in range(r.players) if r.side(s) == side)
+        out.append(f"side {side} ({who})")
+    return out
+
+
+def board(state: State, viewer: int | None = None, labels: Sequence[str] | None = None,
+          history: Sequence[str] = (), recent: int = 6) -> Panel:
+    """The table as a rich Panel: scores, table (builds with value and owner), hands, piles,
+    stock, points scored in play and the last moves. With ``viewer`` the picture is drawn
+    from that seat's ``PlayerView``: other hands show only as card backs."""
+    r = state.rules
+    n = r.players
+    labels = list(labels) if labels else [f"seat {i}" for i in range(n)]
+    if viewer is None:
+        st, sizes, stock = state, [h.bit_count() for h in state.hands], len(state.stock)
+        shown = set(range(n))
+    else:
+        view = PlayerView(state, viewer)
+        st, sizes, stock = view.state, list(view.hand_sizes), view.stock_size
+        shown = {viewer, *view.exposed}
+    deck = r.deck
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="bold cyan", no_wrap=True)
+    grid.add_column()
+
+    sides = side_names(st, labels)
+    scores = Text("   ").join(Text(f"{name}: {score}") for name, score in zip(sides, st.scores))
+    scores.append(f"   · to {r.target}", style="dim")
+    if st.hand_points is not None:
+        scores.append(f"   (last hand {list(st.hand_points)})", style="dim")
+    grid.add_row("scores", scores)
+
+    table = Text()
+    parts: list[Text] = [card_text(deck, c) for c in range(st.loose.bit_length())
+                         if st.loose >> c & 1]
+    for b in st.builds:
+        t = Text("[")
+        t.append_text(_cards(deck, b.cards, "+"))
+        t.append(f" = {b.value}{' multiple' if b.multiple else ''}, seat {b.owner}"
+                 f" ({labels[b.owner]})", style="yellow")
+        t.append("]")
+        parts.append(t)
+    table = Text("  ").join(parts) if parts else Text("(empty)", style="dim")
+    grid.add_row("table", table)
+
+    for seat in range(n):
+        mark = "▶ " if seat == st.current and not st.game_over else "  "
+        label = Text(f"{mark}seat {seat} ({labels[seat]})",
+                     style="bold yellow" if mark.strip() else "bold")
+        if seat in shown:
+            cards = _cards(deck, st.hands[seat]) if st.hands[seat] else Text("-", style="dim")
+        else:
+            cards = Text(" ".join(["▒▒"] * sizes[seat]), style="blue")
+            cards.append(f"  ({sizes[seat]} card{'s' if sizes[seat] != 1 else ''})",
+                         style="dim")
+        grid.add_row(label, cards)
+
+    piles = "   ".join(f"side {i}: {p.bit_count()} cards"
+                       + (f", {st.sweeps[i]} sweeps" if r.sweeps else "")
+                       for i, p in enumerate(st.piles))
+    grid.add_row("piles", piles)
+    grid.add_row("stock", f"{stock} cards" + (" (last deal)" if not stock else ""))
+    if st.events:
+        grid.add_row("in play", ", ".join(f"side {side} {item} {pts:+d}"
+                                          for side, item, pts in st.events))
+    if st.pending_orange is not None:
+        grid.add_row("orange", f"seat {st.pending_orange} may call the missed orange")
+    if history:
+        grid.add_row("recent", Text("\n".join(history[-recent:])))
+    if st.game_over:
+        winner = "nobody" if st.winner is None else sides[st.winner]
+        grid.add_row("result", Text(f"game over: {winner} wins", style="bold green"))
+    title = (f"{r.variant} · {n} players" + (" · partners 0+2 v 1+3" if r.partnerships else "")
+             + f" · hand {st.hand_no + 1} · dealer seat {st.dealer}")
+    return Panel(grid, title=escape(title), title_align="left", expand=False)
+
+
+def moves_list(moves: Sequence[Move]) -> Columns:
+    """The legal moves, numbered from 1, in columns."""
+    width = len(str(len(moves)))
+    return Columns([Text(f"{i:>{width}}. {m}") for i, m in enumerate(moves, 1)],
+                   padding=(0, 3), column_first=True)
+
+
+class _Quit(Exception):
+    pass
+
+
+class Session:
+    """One terminal game; ``run()`` plays it. See ``play_terminal``."""
+
+    def __init__(self, state: State, agents: dict[int, Any], labels: list[str],
+                 human: int | None, console: Console, in_stream: IO[str] | None,
+                 recorder: Any = None, delay: float = 0.0, echo: bool = True) -> None:
+        self.state = state
+        self.agents = agents
+        self.labels = labels
+        self.human = human
+        self.console = console
+        self.in_stream = in_stream
+        self.recorder = recorder
+        self.delay = delay
+        self.echo = echo
+        self.history: list[str] = []
+        self.moves = 0
+        self.hands = 0
+        self.quit = False
+        self.intro: list[str] = []
+
+    # -- input ----------------------------------------------------------------------------
+    def _read(self, prompt: str) -> str:
+        con = self.console
+        if self.in_stream is None:  # an interactive terminal: line editing through input()
+            try:
+                return con.input(prompt)
+            except EOFError:
+                con.print()
+                raise _Quit from None
+        con.print(prompt, end="")
+        line = self.in_stream.readline()
+        if not line:
+            con.print()
+            raise _Quit
+        line = line.rstrip("\r\n")
+        if self.echo:
+            con.print(Text(line), highlight=False)
+        return line
+
+    def ask(self) -> tuple[Move, State]:
+        """Read entries until one is a legal move; returns it and the state after it."""
+        st = self.state
+        con = self.console
+        moves = legal_moves(st)
+        con.print(board(st, self.human, self.labels, self.history))
+        con.print(f"Your legal moves ({len(moves)}):")
+        con.print(moves_list(moves))
+        while True:
+            try:
+                entry = self._read(f"seat {self.human}, your move (number, notation, 'help' "
+                                   f"or 'quit'): ").strip()
+            except KeyboardInterrupt:
+                con.print()
+                raise _Quit from None
+            word = entry.lower()
+            if not entry:
+                con.print("Type the number of a move, a move in notation, or 'help'.",
+                          style="dim")
+                continue
+            if word in QUIT:
+                raise _Quit
+            if word in HELP:
+                con.print(HELP_TEXT, highlight=False, markup=False)
+                continue
+            if word in LIST:
+                con.print(moves_list(moves))
+                continue
+            if word in BOARD:
+                con.print(board(st, self.human, self.labels, self.history))
+                continue
+            result = self._interpret(entry, st, moves)
+            if isinstance(result, str):
+                con.print(Text(result, style="red"))
+                con.print("Try again ('moves' lists the legal moves, 'help' explains).",
+                          style="dim")
+                continue
+            return result
+
+    def _interpret(self, entry: str, st: State, moves: list[Move]) -> tuple[Move, State] | str:
+        """A legal (move, state after), or a message saying what is wrong with the entry."""
+        if entry.isdigit():
+            k = int(entry)
+            if not 1 <= k <= len(moves):
+                return f"There is no move number {k}: choose 1..{len(moves)}."
+            return moves[k - 1], apply_move(st, moves[k - 1])
+        deck = st.rules.deck
+        try:
+            cid = deck.parse(entry)
+        except ValueError:
+            cid = None
+        if cid is not None:
+            mine = [(i, m) for i, m in enumerate(moves, 1) if m.played_mask >> cid & 1]
+            if not mine:
+                held = st.hands[st.current] >> cid & 1
+                return (f"{deck.names[cid]} " + ("has no legal move here."
+                                                 if held else "is not in your hand."))
+            return (f"{deck.names[cid]} can make: "
+                    + ";  ".join(f"{i}. {m}" for i, m in mine)
+                    + ". Type the number or the whole move.")
+        try:
+            move = parse_move(entry, st)
+            return move, apply_move(st, move)
+        except IllegalMoveError as e:
+            return f"Not allowed: {e}"
+        except ValueError as e:
+            return f"{e}."
+
+    # -- the game loop -------------------------------------------------------------------
+    def run(self) -> State:
+        from .records import HandTracker
+
+        con = self.console
+        for i, line in enumerate(self.intro):
+            con.print(Text(line, style="dim" if i else "bold"))
+        con.print(Text("-- hand 1 --", style="bold"))
+        tracker = HandTracker(self.state)
+        try:
+            while not self.state.game_over:
+                st = self.state
+                seat = st.current
+                if seat == self.human:
+                    move, after = self.ask()
+                else:
+                    if self.human is None:
+                        con.print(board(st, None, self.labels, self.history))
+                    move = self.agents[seat].act(st, seat)
+                    after = apply_move(st, move)
+                self.moves += 1
+                line = f"{self.moves:4d}. seat {seat} ({self.labels[seat]}): {move}"
+                self.history.append(line.strip())
+                con.print(Text(line, style="bold" if seat == self.human else ""))
+                if self.recorder is not None:
+                    self.recorder.add(move, after)
+                self.state = after
+                if tracker.update(after):
+                    self.hands += 1
+                    con.print(Text(f"hand {self.hands} points {tracker.hands[-1]} -> scores "
+                                   f"{list(after.scores)}", style="bold green"))
+                    if not after.game_over:
+                        con.print(Text(f"-- hand {self.hands + 1} --", style="bold"))
+                if seat != self.human and self.delay:
+                    time.sleep(self.delay)
+        except (_Quit, KeyboardInterrupt):
+            self.quit = True
+            con.print(f"Quit after {self.moves} moves; the game was not finished.")
+        st = self.state
+        if st.game_over:
+            con.print(board(st, None, self.labels, self.history))
+            con.print(f"final scores {list(st.scores)}; side {st.winner} wins after "
+                      f"{self.hands} hands, {self.moves} moves")
+            if self.human is not None:
+                won = st.winner == st.rules.side(self.human)
+                con.print("You win!" if won else "You lose.",
+                          style="bold green" if won else "bold red")
+        if self.recorder is not None:
+            self.recorder.close()
+        return st
+
+
+def parse_agents(opponent: str, players: int, human: int | None) -> list[str]:
+    """Agent names per agent seat from ``--opponent``: one name for every agent seat, or a
+    comma-separated name per agent seat (in seat order)."""
+    names: list[str] = []
+    for part in opponent.split(","):
+        part = part.strip()
+        if names and "=" in part and ":" not in part:  # "search:a=1,b=2": one agent's options
+            names[-1] += "," + part
+        elif part:
+            names.append(part)
+    seats = [s for s in range(players) if s != human]
+    if len(names) == 1:
+        names = names * len(seats)
+    if len(names) != len(seats):
+        raise ValueError(f"--opponent: give one agent name or {len(seats)} comma-separated "
+                         f"names (one per agent seat), got {len(names)}")
+    return names
+
+
+def make_session(variant: str = "casino", players: int = 2, opponent: str = "heuristic",
+                 seat: int = 0, seed: int | None = None, watch: bool = False,
+                 partnerships: bool | None = None, record: str | None = None,
+                 switches: dict | None = None, input: IO[str] | None = None,  # noqa: A002
+                 output: IO[str] | None = None, width: int | None = None,
+                 color: bool | None = None, delay: float = 0.0) -> Session:
+    """Set up a terminal game (see ``play_terminal``); a bad setting raises ValueError (and
+    an unwritable record file OSError) before anything is printed."""
+    from agents import make_agent
+
+    from .records import GameRecorder, agent_seed_for
+
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**31)
+    human = None if watch else seat
+    state = new_game(variant, players, seed=seed, partnerships=partnerships,
+                     **(switches or {}))
+    if human is not None and not (isinstance(seat, int) and 0 <= seat < players):
+        raise ValueError(f"seat must be 0..{players - 1}, got {seat}")
+    names = parse_agents(opponent, players, human)
+    agents: dict[int, Any] = {}
+    labels: list[str] = []
+    seeds: list[int | None] = []
+    agent_names: list[str] = []
+    it = iter(names)
+    for s in range(players):
+        if s == human:
+            labels.append("you")
+            seeds.append(None)
+            agent_names.append("human")
+            continue
+        name = next(it)
+        aseed = agent_seed_for(seed, s)
+        agents[s] = make_agent(name, seed=aseed)
+        labels.append(name)
+        seeds.append(aseed)
+        agent_names.append(name)
+    interactive = input is None and sys.stdin.isatty()
+    in_stream = None if interactive else (input if input is not None else sys.stdin)
+    console = Console(file=output if output is not None else sys.stdout, width=width,
+                      force_terminal=color if color else None, no_color=color is False,
+                      highlight=False, emoji=False)
+    if width is None and not console.is_terminal:
+        console.width = 100  # a transcript (a file, a pipe): wide enough for the help
+    recorder = None
+    if record:
+        recorder = GameRecorder(record, state, agent_names, seeds, seed,
+                                {"command": "watch" if watch else "play"})
+    r = state.rules
+    if watch:
+        who = ", ".join(f"seat {s} ({labels[s]})" for s in range(players))
+        intro = [f"== {variant}, {players} players, seed {seed}: watching {who} =="]
+    else:
+        others = ", ".join(f"seat {s} ({labels[s]})" for s in range(players) if s != human)
+        intro = [f"== {variant}, {players} players, seed {seed}: you are seat {human} "
+                 f"(side {r.side(human)}) against {others} ==",
+                 "Type a move's number or the move itself; 'help' explains, 'quit' ends."]
+    session = Session(state, agents, labels, human, console, in_stream, recorder, delay,
+                      echo=not interactive)
+    session.intro = intro
+    return session
+
+
+def play_terminal(variant: str = "casino", players: int = 2, opponent: str = "heuristic",
+                  seat: int = 0, seed: int | None = None, watch: bool = False,
+                  partnerships: bool | None = None, record: str | None = None,
+                  switches: dict | None = None, input: IO[str] | None = None,  # noqa: A002
+                  output: IO[str] | None = None, width: int | None = None,
+                  color: bool | None = None, delay: float = 0.0) -> State:
+    """Play one game in the terminal and return its last state.
+
+    A person in ``seat`` plays against agents (``opponent``: an agent name, or names per
+    agent seat separated by commas), or with ``watch`` every seat is an agent. ``input`` and
+    ``output`` default to the terminal; with a given ``input`` stream the entries are echoed
+    so that the output reads as a transcript. ``record``: write the game's record there
+    (``casino_env.records``). ``seed=None`` draws a seed and prints it. ``delay``: seconds
+    to pause after each agent move."""
+    return make_session(variant, players, opponent, seat, seed, watch, partnerships, record,
+                        switches, input, output, width, color, delay).run()
