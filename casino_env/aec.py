@@ -31,6 +31,10 @@ ACTION_MODES = ("compose", "enumerate")
 EPISODES = ("hand", "game")
 REWARDS = ("points", "win")
 DEFAULT_MAX_MOVES = 128
+# A table of this many cards or more ends the episode as truncated: only degenerate play (both
+# players trailing for ever) gets there, and past ~26 small cards a decision has hundreds of
+# thousands of legal moves (the engine still lists them all, but it takes seconds).
+DEFAULT_MAX_TABLE = 24
 
 
 def env(**kwargs) -> AECEnv:
@@ -58,9 +62,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
                  partnerships: bool | None = None, action_mode: str = "compose",
                  episode: str = "hand", reward: str = "points", render_mode: str | None = None,
                  auto_forced: bool = False, max_moves: int = DEFAULT_MAX_MOVES,
-                 **switches) -> None:
+                 max_table: int | None = DEFAULT_MAX_TABLE, **switches) -> None:
         EzPickle.__init__(self, variant, players, partnerships, action_mode, episode, reward,
-                          render_mode, auto_forced, max_moves, **switches)
+                          render_mode, auto_forced, max_moves, max_table, **switches)
         super().__init__()
         for name, value, allowed in (("action_mode", action_mode, ACTION_MODES),
                                      ("episode", episode, EPISODES),
@@ -72,6 +76,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
                              f"None, got {render_mode!r}")
         if isinstance(max_moves, bool) or not isinstance(max_moves, int) or max_moves < 1:
             raise ValueError(f"max_moves must be a positive int, got {max_moves!r}")
+        if max_table is not None and (isinstance(max_table, bool) or not isinstance(
+                max_table, int) or max_table < 4):
+            raise ValueError(f"max_table must be None or an int >= 4, got {max_table!r}")
+        self.max_table = max_table
         self.rules = make_rules(variant, players, partnerships, switches)
         self.variant = variant
         self.switches = dict(switches)
@@ -165,7 +173,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
             self.layout.encode(st, seat, self._obs)
             self._obs_state, self._obs_seat = st, seat
         obs = self._obs.copy()
-        mine = seat == st.current and not self.terminations.get(agent, True)
+        mine = seat == st.current and not (self.terminations.get(agent, True)
+                                           or self.truncations.get(agent, True))
         if self.compose and mine:
             self.layout.encode_compose(st, self._composer.prefix, obs)
         out = {"observation": obs,
@@ -304,10 +313,18 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         done = st.game_over or (hand_over and self.episode == "hand")
         if hand_over and self.reward_mode == "points":
             self._reward_sides(self._points_rewards(st.hand_points))
-        if done:
-            if self.reward_mode == "win":
+        crowded = (self.max_table is not None and not done
+                   and st.table_mask().bit_count() >= self.max_table)
+        if crowded:
+            self.truncations = dict.fromkeys(self.agents, True)
+            for a in self.agents:
+                self.infos[a] = {"truncated": f"{st.table_mask().bit_count()} cards on the "
+                                 f"table (max_table={self.max_table})"}
+        if done or crowded:
+            if done and self.reward_mode == "win":
                 self._reward_sides(self._win_rewards(st))
-            self.terminations = dict.fromkeys(self.agents, True)
+            if done:
+                self.terminations = dict.fromkeys(self.agents, True)
             self._accumulate_rewards()
             self.agent_selection = self.possible_agents[before.current]
             self._mask = np.zeros(self.n_actions, np.int8)

@@ -176,7 +176,10 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"--record: {e}")
         return 0
     if args.command == "play":
-        from .terminal import make_session
+        try:
+            from .terminal import make_session
+        except ImportError as e:  # pragma: no cover
+            parser.error(f"play needs the 'rich' package (pip install rich): {e}")
 
         try:
             session = make_session(args.variant, args.players, args.opponent, args.seat,

@@ -349,6 +349,8 @@ def _panel(out: list, st: State, height: int, note: str | None) -> None:
             add(f"side {side} {item} {pts:+d}", 12)
     if st.pending_orange is not None:
         add(f"seat {st.pending_orange} may call orange", 12, HIGHLIGHT)
+    if st.extra_turn and not st.game_over:
+        add(f"seat {st.current} plays again (Nagy)", 12, HIGHLIGHT)
     if st.game_over:
         add("", 6)
         add("game over" if st.winner is None else f"game over: side {st.winner} wins", 15,
@@ -456,7 +458,10 @@ _ANCHORS = {"start": "ls", "middle": "ms", "end": "rs"}
 
 def to_image(sc: Scene) -> Image.Image:
     """The scene drawn with Pillow (an RGB image of ``sc.width`` x ``sc.height``)."""
-    from PIL import Image, ImageDraw
+    try:
+        from PIL import Image, ImageDraw
+    except ImportError as e:  # pragma: no cover
+        raise ImportError("pictures as images need Pillow: pip install Pillow") from e
 
     img = Image.new("RGB", (sc.width, sc.height), BG)
     draw = ImageDraw.Draw(img)

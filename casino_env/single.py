@@ -124,8 +124,9 @@ class CasinoEnv(gymnasium.Env):
         total = raw._cumulative_rewards.get(self.agent, self._reward_seen)
         reward = total - self._reward_seen
         self._reward_seen = total
-        terminated = self._done()
-        return self._observe(), float(reward), terminated, False, self._info()
+        terminated = all(raw.terminations.values())
+        truncated = not terminated and all(raw.truncations.values())
+        return self._observe(), float(reward), terminated, truncated, self._info()
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the legal actions now (sb3-contrib's MaskablePPO reads this)."""
@@ -143,7 +144,8 @@ class CasinoEnv(gymnasium.Env):
 
     # -- internals ----------------------------------------------------------------------------
     def _done(self) -> bool:
-        return all(self.raw.terminations.values())
+        raw = self.raw
+        return all(raw.terminations.values()) or all(raw.truncations.values())
 
     def _advance(self) -> None:
         """Let the opponents move until it is the learner's turn or the episode ends."""

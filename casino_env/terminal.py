@@ -122,13 +122,15 @@ def board(state: State, viewer: int | None = None, labels: Sequence[str] | None 
     piles = "   ".join(f"side {i}: {p.bit_count()} cards"
                        + (f", {st.sweeps[i]} sweeps" if r.sweeps else "")
                        for i, p in enumerate(st.piles))
-    grid.add_row("piles", piles)
-    grid.add_row("stock", f"{stock} cards" + (" (last deal)" if not stock else ""))
+    grid.add_row("piles", Text(piles))
+    grid.add_row("stock", Text(f"{stock} cards" + (" (last deal)" if not stock else "")))
     if st.events:
-        grid.add_row("in play", ", ".join(f"side {side} {item} {pts:+d}"
-                                          for side, item, pts in st.events))
+        grid.add_row("in play", Text(", ".join(f"side {side} {item} {pts:+d}"
+                                               for side, item, pts in st.events)))
     if st.pending_orange is not None:
-        grid.add_row("orange", f"seat {st.pending_orange} may call the missed orange")
+        grid.add_row("orange", Text(f"seat {st.pending_orange} may call the missed orange"))
+    if st.extra_turn and not st.game_over:
+        grid.add_row("note", Text(f"seat {st.current} plays again after this move (Nagy)"))
     if history:
         grid.add_row("recent", Text("\n".join(history[-recent:])))
     if st.game_over:
@@ -296,17 +298,18 @@ class Session:
         except (_Quit, KeyboardInterrupt):
             self.quit = True
             con.print(f"Quit after {self.moves} moves; the game was not finished.")
+        finally:  # the record ends with the last state reached, even if an agent failed
+            if self.recorder is not None:
+                self.recorder.close()
         st = self.state
         if st.game_over:
             con.print(board(st, None, self.labels, self.history))
-            con.print(f"final scores {list(st.scores)}; side {st.winner} wins after "
-                      f"{self.hands} hands, {self.moves} moves")
+            con.print(Text(f"final scores {list(st.scores)}; side {st.winner} wins after "
+                           f"{self.hands} hands, {self.moves} moves"))
             if self.human is not None:
                 won = st.winner == st.rules.side(self.human)
                 con.print("You win!" if won else "You lose.",
                           style="bold green" if won else "bold red")
-        if self.recorder is not None:
-            self.recorder.close()
         return st
 
 

@@ -38,6 +38,10 @@ class _Fast:
     def unwrapped(self):
         return self._raw
 
+    def _repr_html_(self) -> str:
+        """Jupyter: the table picture of the raw environment."""
+        return self._raw._repr_html_()
+
 
 for _n in _HOT:
     setattr(_Fast, _n, _plain(_n))

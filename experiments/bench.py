@@ -109,7 +109,8 @@ def bench_engine(states_per_config=3000, hands=60, seed=0) -> list[dict]:
         hands_s = hands / (time.perf_counter() - t0)
         rows.append(dict(variant=variant, players=n, partnerships=bool(part),
                          legal_lists_per_s=round(best), slowest_ms=round(slowest * 1e3, 3),
-                         hands_per_s=round(hands_s, 1), mean_moves=round(statistics.mean(counts), 2),
+                         hands_per_s=round(hands_s, 1),
+                         mean_moves=round(statistics.mean(counts), 2),
                          max_moves=max(counts), calibration_loops_per_s=round(calib),
                          lists_per_calib=round(best / calib, 4)))
     return rows
@@ -145,7 +146,7 @@ def _env_rate(make, steps, seed=0) -> float:
     done = 0
     t0 = time.perf_counter()
     while done < steps:
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
                 action = None

@@ -368,3 +368,22 @@ def test_engine_import_stays_light():
     code = ("import sys, casino_env.engine; "
             "assert 'pettingzoo' not in sys.modules and 'gymnasium' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_crowded_table_truncates_the_episode():
+    """Degenerate play (always trailing) piles the table up; at max_table cards the episode
+    is truncated instead of facing decisions with hundreds of thousands of legal moves."""
+    e = casino_env.raw_env(variant="royal", max_table=12)
+    e.reset(seed=1)
+    steps = 0
+    while not (all(e.terminations.values()) or all(e.truncations.values())):
+        seq = e.action_for(next(m for m in e.legal_moves() if m.kind == "trail")) \
+            if any(m.kind == "trail" for m in e.legal_moves()) else e.action_for(e.legal_moves()[0])
+        for a in seq:
+            e.step(a)
+        steps += 1
+    assert all(e.truncations.values()) and not any(e.terminations.values())
+    assert e.state.table_mask().bit_count() >= 12
+    assert "table" in e.infos["player_0"]["truncated"]
+    with pytest.raises(ValueError, match="max_table"):
+        casino_env.raw_env(max_table=2)

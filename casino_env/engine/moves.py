@@ -312,6 +312,8 @@ def generate(st) -> list[Move]:
         if may_trail and r.build_loose:
             for V in targets:
                 vb = by_value.get(V)
+                if vb is not None and r.dom_build:
+                    continue  # V-dom-build: what is added to a build includes the played card
                 vcards = vb.cards if vb is not None else 0
                 made: set[int] = set()
                 for sm in table.parts(V):

@@ -426,19 +426,36 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
         if r.dom_trail and same_rank:
             return "V-dom-trail", (f"{cname} matches the loose {d.strs(same_rank)[0]}: it must "
                                    "capture or build, not trail")
-        if owned and not backs(r, rest, [b.value for b in owned]):
-            return "C-build-keep", (f"seat {seat} owns the build of "
-                                    f"{_unbacked(r, rest, [b.value for b in owned])} and would be "
-                                    "left without a card to capture it")
-        if tm:
-            if move.value is None or not 1 <= move.value <= r.max_value:
-                return "V-build-loose", f"a build's value is 1..{r.max_value}, got {move.value}"
-            if not backs(r, rest, [move.value]):
-                return "V-build-loose", (f"seat {seat} holds no card of value {move.value} to "
-                                         "capture the build")
-            return "V-build-loose", (f"{'+'.join(d.strs(tm))} do not make a build of "
-                                     f"{move.value} from table cards")
-        return "C-trail", "this trail is not allowed here"
+        if not tm:
+            if owned and not backs(r, rest, [b.value for b in owned]):
+                return "C-build-keep", (f"seat {seat} owns the build of "
+                                        f"{_unbacked(r, rest, [b.value for b in owned])} and "
+                                        "would be left without a card to capture it")
+            return "C-trail", "this trail is not allowed here"
+        V = move.value
+        if V is None or not 1 <= V <= r.max_value:
+            return "V-build-loose", f"a build's value is 1..{r.max_value}, got {V}"
+        vb = next((b for b in state.builds if b.value == V), None)
+        if r.dom_build and vb is not None and vb.cards & tm:
+            return "V-dom-build", ("a card added to a build includes the card played: a trail "
+                                   "may only make a new build")
+        if vb is not None and not vb.cards & tm:
+            return "C-one-per-value", f"a new set of {V} joins the build of {V} on the table"
+        if not _items_split(r, state, tm, V) or not tm & ~(vb.cards if vb else 0) or (
+                vb is None and (tm.bit_count() < 2 or any(b.cards == tm for b in taken_builds))):
+            return "V-build-loose", (f"{'+'.join(d.strs(tm))} do not make a build of {V} from "
+                                     "table cards")
+        if not backs(r, rest, [V]):
+            return "V-build-loose", f"seat {seat} holds no card of value {V} to capture the build"
+        after = [b.value for b in owned if not b.cards & tm] + [V]
+        if not backs(r, rest, after):
+            return "C-build-keep", (f"seat {seat} would be left without a card to capture its "
+                                    f"build of {_unbacked(r, rest, after)}")
+        if r.dom_build and any(b.owner == seat and not b.multiple and b.value != V
+                               for b in taken_builds):
+            return "V-dom-build", "you may not raise the value of your own single build"
+        return "V-build-loose", "this trail and build is not allowed here"
+
     if move.kind == "capture":
         if not tm:
             return "C-capture", "a capture takes at least one table card or build"
@@ -522,6 +539,9 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
                                       f"of {V} with {cname} in one of them")
         if not loose_taken and vb is None:
             return "C-build", "a build needs at least one table card besides the played card"
+    if r.dom_build and any(b.owner == seat and not b.multiple and b.value != V
+                           for b in taken_builds):
+        return "V-dom-build", "you may not raise the value of your own single build"
     after = [b.value for b in owned if not b.cards & tm]
     if not move.for_partner:
         after.append(V)
