@@ -47,6 +47,19 @@ def env(**kwargs) -> AECEnv:
     return e
 
 
+def _action_index(action, n: int) -> int:
+    """The action as an int in 0..n-1, or a clear error (None, floats, strings, arrays)."""
+    if isinstance(action, np.ndarray) and action.shape in ((), (1,)):
+        action = action.reshape(()).item()
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise ValueError(f"action must be an int in 0..{n - 1}, got {action!r}"
+                         + (" (None is only for agents that are done)" if action is None else ""))
+    a = int(action)
+    if not 0 <= a < n:
+        raise ValueError(f"action {a} is outside the action space 0..{n - 1}")
+    return a
+
+
 class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
     """Casino-family game as an AEC environment; ``raw_env`` raises ValueError on a
     masked-out action instead of ending the episode."""
@@ -119,7 +132,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         """Start a new game. A seed fixes the deal and every later reset that passes none.
         ``options={"state": State or spec dict}`` starts from that position instead."""
         if seed is not None:
-            self._seed_rng = np.random.default_rng(seed)
+            if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+                raise ValueError(f"seed must be an int or None, got {seed!r}")
+            self._seed_rng = np.random.default_rng(int(seed) % 2**128)
         game_seed = int(self._seed_rng.integers(2**63))
         r = self.rules
         start = (options or {}).get("state")
@@ -143,14 +158,18 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
             self.render()
 
     def step(self, action) -> None:
+        if self.state is None:
+            raise RuntimeError("call reset() before step()")
+        if not self.agents:
+            raise RuntimeError("every agent is done: call reset() to play again")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        a = int(action)
+        a = _action_index(action, self.n_actions)
         self._clear_rewards()
         if self.compose:
-            if not (0 <= a < self.n_actions and self._mask[a]):
+            if not self._mask[a]:
                 raise ValueError(f"action {a} ({self.describe_action(a)}) is masked out: it "
                                  "cannot continue any legal move")
             move = self._composer.push(a)
