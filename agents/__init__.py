@@ -1,5 +1,28 @@
-"""Agents for casino-env: scripted opponents and trained baselines, one interface for all."""
+"""Agents for casino-env: scripted opponents and trained baselines, one interface for all.
+
+``make_agent(name, seed=...)`` builds any of them by name (``AGENTS`` lists the names);
+``play_match`` runs a reproducible duplicate-deal tournament between them.
+"""
 
 from .base import Agent, RandomAgent
+from .registry import AGENTS, make_agent, register_agent, register_loader
+from .scripted import GreedyAgent, HeuristicAgent, HeuristicParams
+from .search import SearchAgent
+from .tournament import GameRecord, MatchResult, play_game, play_match
 
-__all__ = ["Agent", "RandomAgent"]
+__all__ = [
+    "AGENTS",
+    "Agent",
+    "GameRecord",
+    "GreedyAgent",
+    "HeuristicAgent",
+    "HeuristicParams",
+    "MatchResult",
+    "RandomAgent",
+    "SearchAgent",
+    "make_agent",
+    "play_game",
+    "play_match",
+    "register_agent",
+    "register_loader",
+]

@@ -1,0 +1,395 @@
+"""A lean simulator of the rest of a hand under the greedy policy, for search rollouts.
+
+``SearchAgent`` spends nearly all its time in rollouts; playing them through the engine costs
+a full legal-move list and a state copy per move. Under a greedy policy only captures and
+trails are ever chosen, so this module plays them on plain ints: the best capture of each
+hand card (exact subset-sum packing), the build-keeping, owner-trail, face-card and
+Dominican no-trail rules, sweeps with cancelling, dealing from the stock, the residue, and
+the engine's own hand scoring at the end.
+
+It covers the single-card-play rules (``casino``, ``royal``, ``dominican``, ``spade``,
+``wippen`` and the building switches that do not change captures); ``supported`` says when
+a variant needs the engine's rollouts instead. Tests check every move it makes against the
+engine's legal moves.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from casino_env.engine import Rules, State
+from casino_env.engine.cards import bit_list
+from casino_env.engine.scoring import awards
+
+from .valuation import _groups, ace14, static_weights
+
+try:  # the engine's hand scoring (restrictions, count-out); awards alone as a fallback
+    from casino_env.engine.scoring import finish_hand
+except ImportError:  # pragma: no cover
+    finish_hand = None
+
+# Switches whose moves this simulator does not model (the engine plays those rollouts).
+UNSUPPORTED = ("multi_play", "build_as_card", "build_loose", "owner_may_trail", "orange_calls",
+               "earned", "nagy", "claims", "ulmann", "difference", "last_capture")
+
+
+# Rollout policies: (weight per card, weight per point) of a capture.
+# "builder" is "cards" plus secure builds: with nothing better to take, it builds a value it
+# holds (rather than trailing), as the heuristic does.
+POLICIES = {"cards": (1.0, 0.05), "points": (0.25, 1.0), "builder": (1.0, 0.05)}
+
+
+def supported(rules: Rules) -> bool:
+    """True if greedy rollouts of ``rules`` can be simulated here."""
+    if rules.deck.name != "standard" or getattr(rules, "scoring", "casino") == "tuxedo":
+        return False
+    return not any(getattr(rules, name, False) for name in UNSUPPORTED)
+
+
+class SimRules:
+    """Per-rules constants of the simulator (cached)."""
+
+    __slots__ = ("rules", "values", "rank", "rank_mask", "ace14", "cw", "dom_trail", "sweeps",
+                 "cancel", "players", "side", "sides", "hand_size", "packs", "tables", "capv",
+                 "same_rank", "build", "max_value")
+
+    def __init__(self, rules: Rules, policy: str = "cards") -> None:
+        self.rules = rules
+        self.values = rules.values
+        self.rank = rules.deck.rank
+        self.rank_mask = rules.deck.rank_mask
+        self.ace14 = ace14(rules)
+        w = static_weights(rules)
+        # What a capture is worth to the rollout policy: "cards" (the greedy agent: cards
+        # first, then points) or "points" (the variant's points, a little for each card).
+        if policy not in POLICIES:
+            raise ValueError(f"rollout policy must be one of {POLICIES}, got {policy!r}")
+        per_card, per_point = POLICIES[policy]
+        self.build = policy == "builder" and rules.building
+        self.max_value = rules.max_value
+        self.cw = tuple(per_card + per_point * w.value(1 << c) for c in range(rules.deck.size))
+        self.dom_trail = rules.dom_trail
+        self.sweeps = rules.sweeps
+        self.cancel = rules.cancel
+        self.players = rules.players
+        self.side = tuple(rules.side(s) for s in range(rules.players))
+        self.sides = rules.sides
+        self.hand_size = getattr(rules, "hand_size", 4)
+        self.packs: dict[int, tuple[float, int]] = {}  # (loose, value) -> best loose capture
+        self.tables: dict[int, tuple] = {}  # loose -> (values, ids, reachable sums)
+        # Per card: the values it captures with (None: C-face) and the mask of its rank.
+        self.capv = tuple(None if v is None else (1, 14) if v == 1 and self.ace14 else (v,)
+                          for v in self.values)
+        self.same_rank = tuple(self.rank_mask[self.rank[c]] for c in range(rules.deck.size))
+
+    def pack_one(self, loose: int, t: int) -> tuple[float, int]:
+        """(weight, mask) of the heaviest single set of loose cards summing to ``t``."""
+        key = -(loose << 5 | t) - 1
+        got = self.packs.get(key)
+        if got is None:
+            values = self.values
+            pairs = sorted((values[i], i) for i in bit_list(loose) if values[i] is not None)
+            vals = tuple(x for x, _ in pairs)
+            ids = tuple(i for _, i in pairs)
+            got = (0.0, 0)
+            if t > 0:
+                for g in _groups(vals, t, False):
+                    m = 0
+                    wt = 0.0
+                    for j in bit_list(g):
+                        m |= 1 << ids[j]
+                        wt += self.cw[ids[j]]
+                    if wt > got[0]:
+                        got = (wt, m)
+            self.packs[key] = got
+        return got
+
+    def pack(self, loose: int, v: int) -> tuple[float, int]:
+        """(weight, mask) of the heaviest loose collection a value ``v`` takes (memoised)."""
+        key = loose << 4 | v
+        got = self.packs.get(key)
+        if got is None:
+            if len(self.packs) > 200_000:
+                self.packs.clear()
+                self.tables.clear()
+            tab = self.tables.get(loose)
+            if tab is None:
+                values = self.values
+                pairs = sorted((values[i], i) for i in bit_list(loose) if values[i] is not None)
+                vals = tuple(x for x, _ in pairs)
+                reach = 1
+                for x in vals:
+                    reach |= reach << x
+                tab = self.tables[loose] = (vals, tuple(i for _, i in pairs), reach)
+            vals, ids, reach = tab
+            lone = self.ace14 and v == 14
+            if reach >> v & 1 or (lone and 1 in vals):
+                got = _best_pack(vals, ids, v, lone, self.cw)
+            else:
+                got = (0.0, 0)
+            self.packs[key] = got
+        return got
+
+
+@lru_cache(maxsize=64)
+def sim_rules(rules: Rules, policy: str = "cards") -> SimRules:
+    return SimRules(rules, policy)
+
+
+def _best_pack(vals: tuple, ids: tuple, v: int, lone: bool, cw: tuple) -> tuple[float, int]:
+    """(weight, card mask) of the heaviest collection of loose cards splitting into sets of v."""
+    gs = _groups(vals, v, lone)
+    if not gs:
+        return 0.0, 0
+    opts = []
+    for g in gs:
+        m = 0
+        wt = 0.0
+        for j in bit_list(g):
+            m |= 1 << ids[j]
+            wt += cw[ids[j]]
+        opts.append((g, m, wt))
+    if len(opts) == 1:
+        return opts[0][2], opts[0][1]
+    best_w, best_m = 0.0, 0
+    # Small tables: exhaustive search over disjoint choices (groups are few in practice).
+    stack = [(0, 0, 0.0, 0)]
+    n = len(opts)
+    while stack:
+        i, used, wt, m = stack.pop()
+        if wt > best_w:
+            best_w, best_m = wt, m
+        for k in range(i, n):
+            g, gm, gw = opts[k]
+            if not g & used:
+                stack.append((k + 1, used | g, wt + gw, m | gm))
+    return best_w, best_m
+
+
+def _backs(sr: SimRules, hand: int, values: list[int]) -> bool:
+    need: dict[int, int] = {}
+    for v in values:
+        k = 1 if v == 14 else v
+        need[k] = need.get(k, 0) + 1
+    rm = sr.rank_mask
+    return all((hand & rm[k]).bit_count() >= n for k, n in need.items())
+
+
+def greedy_step(sr: SimRules, hand: int, loose: int, builds: list, seat: int
+                ) -> tuple[int, int, int] | None:
+    """The greedy move of ``seat``: (kind 1 capture / 0 trail, played card, taken mask), or
+    None when it would need a build (the caller then asks the engine). ``builds`` holds
+    (value, cards, owner, weight) tuples."""
+    cw = sr.cw
+    capv = sr.capv
+    same_rank = sr.same_rank
+    dom_trail = sr.dom_trail
+    owned = [b for b in builds if b[2] == seat] if builds else ()
+    pack = sr.pack
+    best_key = -1.0
+    best_c = best_m = 0
+    h = hand
+    while h:
+        low = h & -h
+        h ^= low
+        c = low.bit_length() - 1
+        vs = capv[c]
+        if vs is None:  # C-face: one loose card of its rank
+            if owned and not _backs(sr, hand & ~low, [b[0] for b in owned]):
+                continue
+            t_mask = loose & same_rank[c]
+            while t_mask:
+                tl = t_mask & -t_mask
+                t_mask ^= tl
+                key = cw[c] + cw[tl.bit_length() - 1]
+                if key > best_key:
+                    best_key, best_c, best_m = key, c, tl
+            continue
+        same = loose & same_rank[c] if dom_trail else 0
+        for v in vs:
+            wt, m = pack(loose, v) if loose else (0.0, 0)
+            bm = 0
+            for b in builds:
+                if b[0] == v:
+                    bm = b[1]
+                    m |= bm
+                    wt += b[3]
+            if not m or same & ~m:
+                continue
+            if owned and not _backs(sr, hand & ~low, [b[0] for b in owned if not b[1] & m]):
+                # Keeping a card for an owned build: take that build alone, if it is legal.
+                if not bm or same & ~bm or not _backs(
+                        sr, hand & ~low, [b[0] for b in owned if not b[1] & bm]):
+                    continue
+                m = bm
+                wt = sum(b[3] for b in builds if b[1] == bm)
+            key = cw[c] + wt
+            if key > best_key:
+                best_key, best_c, best_m = key, c, m
+    if sr.build and loose and best_key < 2.5:  # nothing taken, or a pair: consider building
+        bv, bc, bm, bval = _best_build(sr, hand, loose, builds, owned)
+        if bm and (not best_m or bv > best_key + 1.0):
+            return 2, bc, bm | bval << 64
+    if best_m:
+        return 1, best_c, best_m
+    if owned:
+        return None  # C-owner-trail: the owner must capture or build
+    trail = -1
+    h = hand
+    while h:
+        low = h & -h
+        h ^= low
+        c = low.bit_length() - 1
+        if dom_trail and loose & same_rank[c]:
+            continue
+        if trail < 0 or cw[c] < cw[trail]:
+            trail = c
+    if trail < 0:
+        return None
+    return 0, trail, 0
+
+
+def _best_build(sr: SimRules, hand: int, loose: int, builds: list, owned
+                ) -> tuple[float, int, int, int]:
+    """The most valuable new single build the hand can secure: (weight of the cards it will
+    capture next turn, played card, loose cards used, value); weight 0 if none. Only new
+    values (no build of that value on the table, C-one-per-value) with a capturing card kept
+    besides the played one (C-build) and every owned build still backed (C-build-keep)."""
+    if not loose:
+        return 0.0, 0, 0, 0
+    values = sr.values
+    cw = sr.cw
+    rank_mask = sr.rank_mask
+    taken_values = {b[0] for b in builds}
+    owned_values = [b[0] for b in owned]
+    best = (0.0, 0, 0, 0)
+    h = hand
+    while h:
+        low = h & -h
+        h ^= low
+        c = low.bit_length() - 1
+        cv = values[c]
+        if cv is None:
+            continue
+        rest = hand & ~low
+        held = set()
+        for i in bit_list(rest):
+            x = values[i]
+            if x is not None:
+                held.add(14 if x == 1 and sr.ace14 else x)
+        for V in held:
+            if V <= cv or V > sr.max_value or V in taken_values:
+                continue
+            if owned_values and not _backs(sr, rest, owned_values + [V]):
+                continue
+            wt, m = sr.pack_one(loose, V - cv)
+            if not m:
+                continue
+            keep = rest & rank_mask[1 if V == 14 else V]
+            kw = max(cw[i] for i in bit_list(keep))
+            val = wt + cw[c] + kw
+            if val > best[0] or (val == best[0] and (c, V) < (best[1], best[3])):
+                best = (val, c, m, V)
+    return best
+
+
+def simulate(st: State, side: int, game_bonus: float, fallback, policy: str = "cards"
+             ) -> float:
+    """Play the rest of the hand of ``st`` greedily for every seat and return what ``side``
+    gains minus the best other side (points), +/- ``game_bonus`` if the hand ends the game.
+
+    ``fallback(state) -> float`` evaluates ``st`` with engine rollouts instead; it is used
+    when the greedy move would be a build (an owner with no capture), which is rare."""
+    r = st.rules
+    sr = sim_rules(r, policy)
+    n = sr.players
+    hands = list(st.hands)
+    loose = st.loose
+    cw = sr.cw
+    builds = [(b.value, b.cards, b.owner, sum(cw[i] for i in bit_list(b.cards)))
+              for b in st.builds]
+    stock = list(st.stock)
+    piles = list(st.piles)
+    sweeps = list(st.sweeps)
+    last = st.last_capturer
+    seat = st.current
+    dealer = st.dealer
+    sides = sr.side
+    while True:
+        if not hands[seat]:
+            nxt = None
+            for k in range(1, n + 1):
+                if hands[(seat + k) % n]:
+                    nxt = (seat + k) % n
+                    break
+            if nxt is None:
+                if not stock:
+                    break
+                hs = sr.hand_size
+                per = hs if len(stock) >= hs * n else len(stock) // n
+                pos = 0
+                for k in range(1, n + 1):
+                    s = (dealer + k) % n
+                    for cid in stock[pos:pos + per]:
+                        hands[s] |= 1 << cid
+                    pos += per
+                stock = stock[pos:]
+                if per < hs:  # an uneven last deal: the remainder goes to the table
+                    for cid in stock:
+                        loose |= 1 << cid
+                    stock = []
+                nxt = (dealer + 1) % n
+            seat = nxt
+            continue
+        mv = greedy_step(sr, hands[seat], loose, builds, seat)
+        if mv is None:  # rare (an owner that must build): replay this hand with the engine
+            return fallback(st)
+        kind, c, tm = mv
+        hands[seat] &= ~(1 << c)
+        if kind == 2:  # a new single build: tm carries the loose cards and the value
+            value = tm >> 64
+            tm &= (1 << 64) - 1
+            loose &= ~tm
+            cards = tm | 1 << c
+            builds.append((value, cards, seat, sum(cw[i] for i in bit_list(cards))))
+        elif kind:
+            sd = sides[seat]
+            loose &= ~tm
+            if builds:
+                builds = [b for b in builds if not b[1] & tm]
+            piles[sd] |= tm | 1 << c
+            last = seat
+            if sr.sweeps and not loose and not builds:
+                sweeps[sd] += 1
+                if sr.cancel and all(sweeps):
+                    sweeps = [k - 1 for k in sweeps]
+        else:
+            loose |= 1 << c
+        seat = (seat + 1) % n
+    # End of hand: the residue to the last capturer's side (C-residue), then score.
+    taker = last if last is not None else dealer
+    residue = loose
+    for b in builds:
+        residue |= b[1]
+    piles[sides[taker]] |= residue
+    return _score(st, r, piles, sweeps, last, side, game_bonus)
+
+
+def _score(st: State, r: Rules, piles: list, sweeps: list, last, side: int,
+           game_bonus: float) -> float:
+    start = tuple(st.scores)
+    winner = None
+    points = None
+    if finish_hand is not None:
+        try:
+            points, winner = finish_hand(r, start, tuple(piles), tuple(sweeps), st.met)
+        except TypeError:  # pragma: no cover - another engine version
+            points = None
+    if points is None:
+        points = [0] * r.sides
+        for _, s, p in awards(r, tuple(piles), tuple(sweeps)):
+            points[s] += p
+    v = float(points[side] - max(p for s, p in enumerate(points) if s != side))
+    if winner is not None and game_bonus:
+        v += game_bonus if winner == side else -game_bonus
+    return v

@@ -1,0 +1,190 @@
+"""Scripted agents: ``GreedyAgent`` (most cards now) and ``HeuristicAgent`` (one-ply evaluation
+with card values read from the variant's scoring, opponent threat and secured builds).
+
+Both read only the ``PlayerView`` and are deterministic (ties go to the engine's canonical move
+order), so a tournament between them is reproducible.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from casino_env.engine import Move
+from casino_env.engine.cards import bit_list
+from casino_env.engine.view import PlayerView
+
+from .base import Agent
+from .valuation import (
+    Table,
+    Weights,
+    best_capture,
+    capture_values,
+    hold_probability,
+    rules_values,
+    static_weights,
+    table_after,
+    threat,
+    value_rank,
+    weights,
+)
+
+
+def greedy_key(move: Move, w: Weights) -> tuple:
+    """Sort key of the greedy choice: captures by cards taken then their points; otherwise the
+    least valuable card, trails before builds (greedy does not plan builds)."""
+    if move.kind == "capture":
+        m = move.played_mask | move.taken_mask
+        return (2, m.bit_count(), w.value(m))
+    return (1 if move.kind == "trail" else 0, 0, -w.value(move.played_mask))
+
+
+def greedy_choice(moves: list[Move], w: Weights) -> Move:
+    """The greedy move among ``moves`` (first in canonical order on ties)."""
+    best = moves[0]
+    bk = greedy_key(best, w)
+    for m in moves[1:]:
+        k = greedy_key(m, w)
+        if k > bk:
+            best, bk = m, k
+    return best
+
+
+class GreedyAgent(Agent):
+    """Takes the most cards now (ties: the most points); otherwise trails its least valuable
+    card. The classic baseline: strong against random play, blind to what it leaves behind."""
+
+    name = "greedy"
+
+    def choose(self, view: PlayerView) -> Move:
+        moves = view.legal_moves()
+        return greedy_choice(moves, static_weights(view.rules))
+
+
+@dataclass
+class HeuristicParams:
+    """Tunable weights of ``HeuristicAgent`` (points are the variant's scoring points)."""
+
+    threat: float = 1.0  # how much the opponent's expected best reply counts against a move
+    build_keep: float = 0.9  # discount on a secured build's cards (taken next turn if it holds)
+    potential: float = 0.2  # share of what our remaining cards could take from the table left
+    residue: float = 1.0  # the table at the end of the hand goes to the last capturer
+    per_card: float = 0.01  # a small tie-break for taking more cards
+
+
+class HeuristicAgent(Agent):
+    """One-ply evaluation of each legal move, in points:
+
+    gain now (cards taken, valued by the variant's scoring, plus a sweep where it scores)
+    - the opponent's expected best capture from the table the move leaves (over the cards we
+    cannot see, with exact hypergeometric odds of their holding each rank)
+    + builds we own that the opponent is unlikely to take (we hold the capturing card)
+    + a little for what our remaining cards can take next turn
+    + the residue at the end of the hand when we will be the last capturer.
+    """
+
+    name = "heuristic"
+
+    def __init__(self, seed: int | None = None, params: HeuristicParams | None = None,
+                 **kw: float) -> None:
+        super().__init__(seed)
+        self.params = params or HeuristicParams(**kw)
+
+    def choose(self, view: PlayerView) -> Move:
+        moves = view.legal_moves()
+        if len(moves) == 1:
+            return moves[0]
+        scores = self.scores(view, moves)
+        best = 0
+        for i, s in enumerate(scores):
+            if s > scores[best] + 1e-9:
+                best = i
+        return moves[best]
+
+    def scores(self, view: PlayerView, moves: list[Move]) -> list[float]:
+        """The evaluation of each move (higher is better)."""
+        p = self.params
+        st = view.state
+        r = st.rules
+        seat = view.seat
+        side = r.side(seat)
+        n = r.players
+        w_me = weights(r, st.piles, side)
+        # The next opponent to move and what it may hold.
+        opp = next(((seat + k) % n for k in range(1, n) if r.side((seat + k) % n) != side),
+                   (seat + 1) % n)
+        opp_side = r.side(opp)
+        w_opp = weights(r, st.piles, opp_side)
+        hand = st.hands[seat]
+        unseen = view.unseen
+        n_unseen = unseen.bit_count()
+        opp_cards = view.hand_sizes[opp]
+        last_deal = view.stock_size == 0
+        others_empty = all(view.hand_sizes[s] == 0 for s in range(n) if s != seat)
+        sweep_pts = rules_values(r).sweep_points
+        out = []
+        for m in moves:
+            rest = hand & ~m.played_mask
+            loose, builds = table_after(st.loose, st.builds, m, seat)
+            left = loose
+            for b in builds:
+                left |= b.cards
+            score = 0.0
+            if m.kind == "capture":
+                got = m.played_mask | m.taken_mask
+                score += w_me.value(got) + p.per_card * got.bit_count()
+                if not left and sweep_pts and not (last_deal and others_empty and not rest):
+                    score += sweep_pts
+            # Who moves next, and with how many cards.
+            if rest and others_empty:
+                h = 0  # we play on alone; the table is ours to handle
+            elif opp_cards:
+                h = opp_cards
+            elif not last_deal:
+                h = min(getattr(r, "hand_size", 4), view.stock_size // n)
+            else:
+                h = 0
+            if last_deal and not rest and others_empty:
+                # The hand ends now: the residue goes to the last capturer (C-residue).
+                mine = m.kind == "capture" or (
+                    st.last_capturer is not None and r.side(st.last_capturer) == side)
+                score += p.residue * (w_me.value(left) if mine else -w_opp.value(left))
+                out.append(score)
+                continue
+            certain = tuple(b.value for b in builds if b.owner == opp)
+            if h and left:
+                score -= p.threat * threat(r, loose, builds, unseen, h, certain, w_opp)
+            # Builds we own: taken next turn unless the opponent holds the value.
+            for b in builds:
+                if b.owner != seat:
+                    continue
+                k = value_rank(b.value)
+                grp = (unseen & r.deck.rank_mask[k]).bit_count()
+                risk = hold_probability(n_unseen, h, grp) if h else 0.0
+                mine = rest & r.deck.rank_mask[k]
+                card = w_me.value(mine) / max(1, mine.bit_count())
+                score += p.build_keep * (1.0 - risk) * (w_me.value(b.cards) + card)
+            if p.potential and rest and left:
+                table = Table(r, loose)
+                best = 0.0
+                for c in bit_list(rest):
+                    if capture_values(r, c) and any(b.owner == seat for b in builds):
+                        continue  # the owned build already counts for it
+                    v, _ = best_capture(r, loose, builds, c, w_me, table)
+                    best = max(best, v)
+                score += p.potential * best
+            if last_deal and p.residue and left:
+                score += p.residue * self._residue(view, m, rest, left, w_me, w_opp)
+            out.append(score)
+        return out
+
+    def _residue(self, view: PlayerView, m: Move, rest: int, left: int, w_me: Weights,
+                 w_opp: Weights) -> float:
+        """Last deal: half the table left, when the move keeps a build of ours on it (we hold its
+        capturing card, so we are likely to make the hand's last capture and take the rest,
+        C-residue); otherwise 0."""
+        if not rest:
+            return 0.0
+        for b in view.state.builds:
+            if b.owner == view.seat and not b.cards & m.taken_mask:
+                return 0.5 * w_me.value(left)
+        return 0.0

@@ -1,0 +1,139 @@
+"""``SearchAgent``: determinized (perfect-information) Monte Carlo search over the hand.
+
+For each decision it deals the cards it cannot see at random, consistently with its view
+(``PlayerView.determinize``: build owners hold their capturing card), plays each candidate
+move on every such deal, rolls the hand out to its end with a fast policy for every seat, and
+picks the move with the best mean result: the hand's point difference for its side (plus a
+bonus for winning or losing the game when the hand ends it). All candidates share the same
+deals and rollout seeds (common random numbers), so their comparison has low variance.
+
+Budget: about ``simulations`` rollouts per decision over the candidates (the heuristic's
+``max_candidates`` best moves), by successive halving: each round shares its part of the
+budget among the live candidates on fresh deals, then drops the worse half, so the close
+calls at the end get the most deals. A forced move costs nothing.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+from casino_env.engine import Move, State
+from casino_env.engine.moves import generate
+from casino_env.engine.play import play
+from casino_env.engine.view import PlayerView
+
+from .base import Agent
+from .fastsim import simulate, supported
+from .scripted import HeuristicAgent, greedy_choice
+from .valuation import Weights, static_weights
+
+
+def hand_result(start: State, st: State, side: int, game_bonus: float) -> float:
+    """Points ``side`` gained from ``start`` to ``st`` minus the best other side's gain
+    (+/- ``game_bonus`` if the game ended)."""
+    gains = [b - a for a, b in zip(start.scores, st.scores)]
+    mine = gains[side]
+    v = float(mine - max(g for s, g in enumerate(gains) if s != side))
+    if st.game_over and game_bonus:
+        v += game_bonus if st.winner == side else -game_bonus
+    return v
+
+
+def rollout(st: State, w: Weights, rng: random.Random, epsilon: float = 0.0) -> State:
+    """Play to the end of the current hand with the greedy policy for every seat (with
+    probability ``epsilon`` a random move instead); the state after the hand's last move."""
+    hp = st.hand_points
+    while st.hand_points is hp and not st.game_over:
+        moves = generate(st)
+        if len(moves) == 1:
+            m = moves[0]
+        elif epsilon and rng.random() < epsilon:
+            m = moves[rng.randrange(len(moves))]
+        else:
+            m = greedy_choice(moves, w)
+        st = play(st, m)
+    return st
+
+
+class SearchAgent(Agent):
+    """Information-set Monte Carlo search (determinization + fast rollouts to hand end).
+
+    ``simulations``: rollouts per decision; ``max_candidates``: moves searched (the heuristic's
+    best ones); ``policy``: rollout policy, ``"builder"`` (greedy captures, and secure builds
+    instead of trails; the default: +1 point a hand over ``"cards"`` in Royal), ``"cards"``
+    (the greedy agent) or ``"points"``; ``prior``: weight of the heuristic's score added to
+    the rollout mean (search refines the heuristic rather than replacing it); ``margin``:
+    skip candidates the heuristic rates this far below its best (None: keep all);
+    ``epsilon``: random moves in rollouts (engine rollouts only); ``game_bonus``: points for
+    winning the game when a rollout's hand ends it; ``fast``: play rollouts in
+    ``agents.fastsim`` where the variant allows (the engine otherwise)."""
+
+    name = "search"
+
+    def __init__(self, seed: int | None = None, simulations: int = 400,
+                 max_candidates: int = 8, epsilon: float = 0.0,
+                 game_bonus: float = 5.0, fast: bool = True, policy: str = "builder",
+                 prior: float = 0.5, margin: float | None = None) -> None:
+        super().__init__(seed)
+        self.prior = prior
+        self.margin = margin
+        self.policy = policy
+        self.fast = fast
+        self.simulations = simulations
+        self.max_candidates = max_candidates
+        self.epsilon = epsilon
+        self.game_bonus = game_bonus
+        self.heuristic = HeuristicAgent(seed)
+
+    def choose(self, view: PlayerView) -> Move:
+        moves = view.legal_moves()
+        if len(moves) == 1:
+            return moves[0]
+        prior = self.heuristic.scores(view, moves)
+        order = sorted(range(len(moves)), key=lambda i: -prior[i])[: self.max_candidates]
+        # Moves the heuristic rates far below its best would need a rollout edge of
+        # prior * margin points to be chosen: not worth their share of the budget.
+        if self.margin is not None:
+            order = [i for i in order if prior[i] >= prior[order[0]] - self.margin]
+        cands = [moves[i] for i in order]
+        pri = [prior[i] for i in order]
+        if len(cands) == 1:
+            return cands[0]
+        rules = view.rules
+        side = rules.side(view.seat)
+        w = static_weights(rules)
+        fast = self.fast and supported(rules) and not self.epsilon
+        bonus = self.game_bonus
+        dets: list[tuple[State, int]] = []
+        totals = [0.0] * len(cands)
+        done = [0] * len(cands)  # determinizations each candidate has been played on
+
+        def value(j: int, det: State, seed: int) -> float:
+            st = play(det, cands[j])
+            if st.hand_points is not det.hand_points or st.game_over:
+                return hand_result(det, st, side, bonus)
+
+            def engine(s: State) -> float:
+                return hand_result(det, rollout(s, w, random.Random(seed), self.epsilon),
+                                   side, bonus)
+
+            return simulate(st, side, bonus, engine, self.policy) if fast else engine(st)
+
+        # Successive halving: every round spends an equal share of the budget on the live
+        # candidates (new deals, shared by all of them), then keeps the better half.
+        alive = list(range(len(cands)))
+        rounds = max(1, math.ceil(math.log2(len(cands))))
+        for rnd in range(rounds):
+            share = self.simulations // rounds if rnd < rounds - 1 else \
+                self.simulations - (self.simulations // rounds) * (rounds - 1)
+            for _ in range(max(1, share // len(alive))):
+                dets.append((view.determinize(self.rng), self.rng.getrandbits(32)))
+            for j in alive:
+                for det, seed in dets[done[j]:]:
+                    totals[j] += value(j, det, seed)
+                done[j] = len(dets)
+            alive.sort(key=lambda j: (-(totals[j] / done[j] + self.prior * pri[j]), j))
+            if rnd < rounds - 1:
+                alive = alive[: max(2, (len(alive) + 1) // 2)]
+        return cands[alive[0]]

@@ -1,0 +1,265 @@
+"""Behaviour cloning: warm-start a MaskablePPO policy from a scripted teacher before PPO.
+
+PPO from scratch spends most of a one-hour budget learning what any scripted player knows
+(capture what you can, do not leave points on the table). Cloning the heuristic first costs a
+few minutes: ``collect`` plays hands in ``TrainEnv`` where the learning seat follows the teacher
+(with a little random exploration, so that states off the teacher's path are seen too) and
+records the observation, the legal moves and the teacher's choice; ``pretrain`` fits the policy
+to those choices (cross-entropy over the masked logits) and the critic to the hands' scaled
+results (mean squared error), with the same network PPO then fine-tunes.
+
+Works for both action modes (compose: the teacher's next sub-action).
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing as mp
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from gymnasium import spaces
+
+from agents import make_agent
+
+
+@dataclass
+class Demos:
+    """Teacher decisions. Enumerate mode keeps each decision's filled feature rows in one
+    ragged array (``rows[start[i]:start[i] + n[i]]``); compose mode keeps masks instead."""
+
+    obs: np.ndarray  # (N, D) float16
+    action: np.ndarray  # (N,) int64
+    ret: np.ndarray  # (N,) float32: the hand's scaled reward for the learner
+    n: np.ndarray  # (N,) number of legal actions (enumerate: filled slots)
+    start: np.ndarray | None = None  # (N,) offsets into rows
+    rows: np.ndarray | None = None  # (sum n, F) uint8 action features
+    hints: np.ndarray | None = None  # (sum n, H) float32 move hints (when the env has them)
+    mask: np.ndarray | None = None  # (N, A) bool (compose)
+
+    def __len__(self) -> int:
+        return len(self.action)
+
+
+def _collect_worker(args: tuple) -> Demos:
+    env_kwargs, teacher, n_decisions, explore, seed, progress = args
+    from experiments.train_env import TrainEnv
+
+    torch.set_num_threads(1)
+    env = TrainEnv(**env_kwargs)
+    agent = make_agent(teacher, seed=seed)
+    rng = np.random.default_rng(seed)
+    enumerate_mode = env.raw.action_mode == "enumerate"
+    obs_l, act_l, ret_l, n_l, rows_l, mask_l, hint_l = [], [], [], [], [], [], []
+    obs, _ = env.reset(seed=seed)
+    episode: list[int] = []
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=n_decisions, desc=f"demos ({teacher})", unit="dec", leave=False)
+    while len(act_l) < n_decisions or episode:
+        mask = env.action_masks()
+        a = env.expert_action(agent)
+        if a >= 0 and len(act_l) < n_decisions:
+            o = obs["observation"] if isinstance(obs, dict) else obs
+            obs_l.append(o.astype(np.float16))
+            act_l.append(a)
+            n_l.append(int(mask.sum()))
+            if enumerate_mode:
+                rows_l.append(obs["action_features"][:int(mask.sum())].astype(np.uint8))
+                if "move_hints" in obs:
+                    hint_l.append(obs["move_hints"][:int(mask.sum())].copy())
+            else:
+                mask_l.append(mask.copy())
+            episode.append(len(act_l) - 1)
+            if bar is not None:
+                bar.update(1)
+        if a < 0 or rng.random() < explore:
+            a = int(rng.choice(np.flatnonzero(mask)))
+        obs, reward, terminated, truncated, _ = env.step(a)
+        if terminated or truncated:
+            # The reward arrives at the end of the hand: every decision of it gets the result.
+            ret_l.extend([reward] * len(episode))
+            episode = []
+            obs, _ = env.reset()
+    if bar is not None:
+        bar.close()
+    n = np.array(n_l, np.int64)
+    demos = Demos(np.stack(obs_l), np.array(act_l, np.int64), np.array(ret_l, np.float32), n)
+    if enumerate_mode:
+        demos.rows = np.concatenate(rows_l)
+        demos.start = np.concatenate([[0], np.cumsum(n)[:-1]])
+        if hint_l:
+            demos.hints = np.concatenate(hint_l)
+    else:
+        demos.mask = np.stack(mask_l)
+    return demos
+
+
+def _merge(parts: list[Demos]) -> Demos:
+    out = Demos(np.concatenate([p.obs for p in parts]),
+                np.concatenate([p.action for p in parts]),
+                np.concatenate([p.ret for p in parts]), np.concatenate([p.n for p in parts]))
+    if parts[0].rows is not None:
+        out.rows = np.concatenate([p.rows for p in parts])
+        if parts[0].hints is not None:
+            out.hints = np.concatenate([p.hints for p in parts])
+        out.start = np.concatenate([[0], np.cumsum(out.n)[:-1]])
+    else:
+        out.mask = np.concatenate([p.mask for p in parts])
+    return out
+
+
+def collect(env_kwargs: dict, teacher: str, decisions: int, explore: float = 0.05,
+            seed: int = 0, workers: int = 1, progress: bool = True) -> Demos:
+    """``decisions`` teacher decisions from the learner's seat of ``TrainEnv(**env_kwargs)``
+    (opponents as configured there), split over ``workers`` processes."""
+    env_kwargs = dict(env_kwargs)
+    if env_kwargs.get("action_mode") == "enumerate":
+        env_kwargs["dict_obs"] = True
+    share = math.ceil(decisions / workers)
+    jobs = [(env_kwargs, teacher, share, explore, seed * 1000 + w, progress and w == 0)
+            for w in range(workers)]
+    if workers == 1:
+        return _collect_worker(jobs[0])
+    with mp.get_context("forkserver").Pool(workers) as pool:
+        return _merge(pool.map(_collect_worker, jobs))
+
+
+def _batch(demos: Demos, idx: np.ndarray, n_actions: int, dict_obs: bool):
+    obs = torch.as_tensor(demos.obs[idx].astype(np.float32))
+    n = demos.n[idx]
+    if demos.rows is not None:
+        k = int(n.max())
+        feats = np.zeros((len(idx), k, demos.rows.shape[1]), np.float32)
+        row_of = np.repeat(np.arange(len(idx)), n)
+        slot = np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n)
+        src = np.repeat(demos.start[idx], n) + slot
+        feats[row_of, slot] = demos.rows[src]
+        mask = np.zeros((len(idx), n_actions), bool)
+        mask[row_of, slot] = True
+        obs_in = {"observation": obs, "action_features": torch.as_tensor(feats),
+                  "action_mask": torch.as_tensor(mask[:, :k].astype(np.float32))}
+        if demos.hints is not None:
+            hints = np.zeros((len(idx), k, demos.hints.shape[1]), np.float32)
+            hints[row_of, slot] = demos.hints[src]
+            obs_in["move_hints"] = torch.as_tensor(hints)
+    else:
+        mask = demos.mask[idx]
+        obs_in = ({"observation": obs, "action_mask": torch.as_tensor(mask.astype(np.float32))}
+                  if dict_obs else obs)
+    return (obs_in, torch.as_tensor(demos.action[idx]), mask,
+            torch.as_tensor(demos.ret[idx]))
+
+
+def _soft_targets(demos: Demos, idx: np.ndarray, k: int, temperature: float) -> torch.Tensor:
+    """softmax(heuristic score / temperature) over each decision's moves (B x k): the hints'
+    first column is the score in points x HINT_SCALE."""
+    from agents.ppo import HINT_SCALE
+
+    n = demos.n[idx]
+    row_of = np.repeat(np.arange(len(idx)), n)
+    slot = np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n)
+    src = np.repeat(demos.start[idx], n) + slot
+    z = np.full((len(idx), k), -np.inf, np.float64)
+    z[row_of, slot] = demos.hints[src, 0] / HINT_SCALE / temperature
+    z -= z.max(1, keepdims=True)
+    p = np.exp(z)
+    return torch.as_tensor(p / p.sum(1, keepdims=True), dtype=torch.float32)
+
+
+def pretrain(policy, demos: Demos, epochs: int = 3, batch_size: int = 512,
+             learning_rate: float = 1e-3, value_coef: float = 0.5, holdout: float = 0.05,
+             seed: int = 0, progress: bool = True, log=None, temperature: float = 0.0) -> dict:
+    """Fit ``policy`` (a MaskableActorCriticPolicy) to the demonstrations; returns the final
+    training and held-out losses and the held-out accuracy (teacher's move is the argmax).
+
+    ``temperature`` > 0 (points; needs heuristic hints in the demonstrations) fits the policy
+    to softmax(heuristic score / temperature) instead of the teacher's single choice, so that
+    PPO starts from a policy that still tries the moves the heuristic rates nearly as good
+    (cloning the argmax gives a near-deterministic policy that PPO cannot move)."""
+    rng = np.random.default_rng(seed)
+    order = rng.permutation(len(demos))
+    n_hold = max(1, int(len(demos) * holdout))
+    hold, train = order[:n_hold], order[n_hold:]
+    n_actions = policy.action_space.n
+    dict_obs = isinstance(policy.observation_space, spaces.Dict)
+    opt = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    policy.set_training_mode(True)
+    steps_per_epoch = math.ceil(len(train) / batch_size)
+    total = epochs * steps_per_epoch
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=total, desc="behaviour cloning", unit="batch", leave=False)
+    step = 0
+    stats: dict = {}
+    t0 = time.perf_counter()
+    for epoch in range(epochs):
+        rng.shuffle(train)
+        ce_sum = v_sum = 0.0
+        for b in range(steps_per_epoch):
+            idx = train[b * batch_size:(b + 1) * batch_size]
+            obs, act, mask, ret = _batch(demos, idx, n_actions, dict_obs)
+            for g in opt.param_groups:  # cosine decay
+                g["lr"] = learning_rate * 0.5 * (1 + math.cos(math.pi * step / total))
+            if temperature > 0 and demos.hints is not None:
+                values, _, _ = policy.evaluate_actions(obs, act, action_masks=mask)
+                dist = policy.get_distribution(obs, action_masks=mask)
+                logp = torch.log_softmax(dist.distribution.logits, -1)
+                target = _soft_targets(demos, idx, logp.shape[1], temperature)
+                ce = -(target * logp.clamp_min(-1e4)).sum(-1).mean()
+            else:
+                values, log_prob, _ = policy.evaluate_actions(obs, act, action_masks=mask)
+                ce = -log_prob.mean()
+            v_loss = torch.nn.functional.mse_loss(values.flatten(), ret)
+            loss = ce + value_coef * v_loss
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+            opt.step()
+            ce_sum += ce.item()
+            v_sum += v_loss.item()
+            step += 1
+            if bar is not None:
+                bar.update(1)
+                bar.set_postfix(ce=f"{ce.item():.3f}", v=f"{v_loss.item():.3f}")
+        stats = {"epoch": epoch + 1, "train_ce": ce_sum / steps_per_epoch,
+                 "train_value_mse": v_sum / steps_per_epoch}
+        stats.update(evaluate(policy, demos, hold, batch_size, n_actions, dict_obs))
+        stats["seconds"] = time.perf_counter() - t0
+        if log is not None:
+            log(stats)
+    if bar is not None:
+        bar.close()
+    policy.set_training_mode(False)
+    return stats
+
+
+def evaluate(policy, demos: Demos, idx: np.ndarray, batch_size: int, n_actions: int,
+             dict_obs: bool) -> dict:
+    """Held-out cross-entropy, value error and accuracy (decisions with a choice only)."""
+    policy.set_training_mode(False)
+    ce = v = correct = choices = 0.0
+    with torch.no_grad():
+        for b in range(0, len(idx), batch_size):
+            part = idx[b:b + batch_size]
+            obs, act, mask, ret = _batch(demos, part, n_actions, dict_obs)
+            dist = policy.get_distribution(obs, action_masks=mask)
+            values = policy.predict_values(obs).flatten()
+            ce += float(-dist.log_prob(act).sum())
+            v += float(((values - ret) ** 2).sum())
+            choice = torch.as_tensor(demos.n[part] > 1)
+            pred = dist.distribution.logits.argmax(-1)
+            correct += float(((pred == act) & choice).sum())
+            choices += float(choice.sum())
+    policy.set_training_mode(True)
+    return {"holdout_ce": ce / len(idx), "holdout_value_mse": v / len(idx),
+            "holdout_accuracy": correct / max(choices, 1.0)}
+
+
+__all__ = ["Demos", "collect", "evaluate", "pretrain"]

@@ -1,0 +1,107 @@
+"""Training speed on this machine: PPO frames per second with one environment against
+vectorised ones (in this process, or in worker processes that each step a group of them), for
+the settings of a training config (its policy, opponents' pool without snapshots, hints).
+
+    python -m experiments.bench_train --config experiments/configs/casino.toml \\
+        --out experiments/results/train/bench_fps
+
+Every setting collects the same rollout size (``--rollout`` steps per PPO iteration) and runs
+``--iterations`` iterations after one warm-up iteration; "rollout" times only the collection
+(environment steps + batched policy inference), "ppo" the whole iteration (with the update).
+The machine is shared: the load average before and after each measurement is recorded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import gymnasium  # noqa: F401  (import before casino_env.single)
+import torch
+from stable_baselines3.common.callbacks import CallbackList
+
+from experiments.train import build_model, env_kwargs, load_config, weighted_pool
+from experiments.train_env import make_train_vec_env
+
+SETTINGS = (("single env", 1, "dummy", 1), ("16 envs, one process", 16, "dummy", 1),
+            ("16 envs, 2 worker processes", 16, "subproc", 2))
+
+
+def measure(cfg: dict, n_envs: int, vec: str, workers: int, rollout: int,
+            iterations: int) -> dict:
+    """Rollout-only and full-iteration frames/s of one vectorisation setting."""
+    cfg = load_config(None, cfg)
+    cfg["ppo"].update(n_envs=n_envs, vec=vec, workers=workers, n_steps=rollout // n_envs)
+    pool = {k: v for k, v in cfg["opponents"]["pool"].items() if k != "self"}
+    venv = make_train_vec_env(env_kwargs(cfg, weighted_pool(pool)), n_envs, 0, vec, workers)
+    try:
+        model = build_model(cfg, venv, None, seed=0)
+        model.learn(rollout)  # warm-up (process start, first allocations)
+        load0 = os.getloadavg()[0]
+        cb = CallbackList([])
+        cb.init_callback(model)
+        t0 = time.perf_counter()
+        for _ in range(iterations):
+            model.collect_rollouts(model.env, cb, model.rollout_buffer, model.n_steps)
+        t_roll = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        model.learn(rollout * iterations, reset_num_timesteps=False)
+        t_ppo = time.perf_counter() - t0
+        load1 = os.getloadavg()[0]
+    finally:
+        venv.close()
+    return {"rollout_fps": rollout * iterations / t_roll, "ppo_fps": rollout * iterations / t_ppo,
+            "load_before": load0, "load_after": load1}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m experiments.bench_train", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--config", type=Path, default=Path("experiments/configs/casino.toml"))
+    ap.add_argument("--modes", nargs="+", default=["enumerate", "compose"])
+    ap.add_argument("--rollout", type=int, default=2048)
+    ap.add_argument("--iterations", type=int, default=3)
+    ap.add_argument("--out", type=Path, default=Path("experiments/results/train/bench_fps"))
+    a = ap.parse_args(argv)
+    torch.set_num_threads(1)
+    base = load_config(a.config)
+    rows = []
+    for mode in a.modes:
+        cfg = load_config(None, base)
+        cfg["env"]["action_mode"] = mode
+        if mode == "compose":
+            cfg["env"]["hints"] = None
+        for label, n, vec, workers in SETTINGS:
+            r = measure(cfg, n, vec, workers, a.rollout, a.iterations)
+            r.update(mode=mode, setting=label, hints=cfg["env"].get("hints") or "")
+            rows.append(r)
+            print(f"{mode:9s} {label:28s} rollout {r['rollout_fps']:6.0f} fps  "
+                  f"ppo {r['ppo_fps']:6.0f} fps  load {r['load_before']:.1f}->"
+                  f"{r['load_after']:.1f}", flush=True)
+    a.out.parent.mkdir(parents=True, exist_ok=True)
+    fields = ["mode", "setting", "hints", "rollout_fps", "ppo_fps", "load_before", "load_after"]
+    with a.out.with_suffix(".csv").open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields)
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: (round(r[k], 1) if isinstance(r[k], float) else r[k])
+                        for k in fields})
+    lines = [f"# PPO training speed ({a.config.name}, {os.cpu_count()} cores, shared)", "",
+             "Frames = learner decisions. rollout: collection only; ppo: collection + update. "
+             f"{a.iterations} iterations of {a.rollout} frames after a warm-up.", "",
+             "| mode | setting | hints | rollout fps | ppo fps | load avg before/after |",
+             "|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['mode']} | {r['setting']} | {r['hints']} | "
+                     f"{r['rollout_fps']:.0f} | {r['ppo_fps']:.0f} | "
+                     f"{r['load_before']:.1f} / {r['load_after']:.1f} |")
+    a.out.with_suffix(".md").write_text("\n".join(lines) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

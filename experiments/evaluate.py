@@ -1,0 +1,245 @@
+"""Evaluate agents: duplicate-deal tournaments with confidence intervals, ratings and plots.
+
+Examples::
+
+    python -m experiments.evaluate --variant royal --agents heuristic greedy --games 200 \\
+        --seed 0 --out experiments/results/eval_royal
+    python -m experiments.evaluate --ladder --variant casino royal dominican --games 200 \\
+        --out experiments/results/ladder
+
+``--games`` counts games: each deal is played once per seat rotation (twice for two agents),
+so 200 games are 100 duplicate deals. ``--ladder`` plays greedy v random, heuristic v greedy
+and search v heuristic (the pairs of random < greedy < heuristic < search) on every variant.
+Writes ``games.csv`` (one row per game), ``summary.csv`` and ``summary.md`` (win rates and
+mean point difference per hand with 95% intervals, ratings), and ``summary.png``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import platform
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from agents.tournament import MatchResult, play_match
+from experiments.stats import PairSummary, ratings, summarize_pair
+
+LADDER = (("greedy", "random"), ("heuristic", "greedy"), ("search", "heuristic"))
+DEFAULT_OUT = Path("experiments/results/eval")
+
+
+def run_matchups(matchups: Sequence[Sequence[str]], variants: Sequence[str], games: int,
+                 seed: int = 0, players: int = 2, mode: str = "game", max_hands: int = 60,
+                 progress: bool = True, switches: dict | None = None,
+                 games_for: dict | None = None) -> list[MatchResult]:
+    """Play every matchup on every variant; ``games_for`` may override ``games`` per matchup
+    (keyed by the matchup's ``" v ".join``)."""
+    results = []
+    for variant in variants:
+        for agents in matchups:
+            n = (games_for or {}).get(" v ".join(agents), games)
+            rotations = len(agents)
+            deals = max(1, math.ceil(n / rotations))
+            res = play_match(list(agents), variant, players, deals=deals, seed=seed, mode=mode,
+                             max_hands=max_hands, progress=progress, **(switches or {}))
+            results.append(res)
+            if progress:
+                s = summarize_pair(res)
+                print(f"{variant:10s} {s.a} v {s.b}: win {s.win_rate:.3f} "
+                      f"[{s.win_lo:.3f}, {s.win_hi:.3f}]  diff/hand {s.diff_per_hand:+.2f} "
+                      f"[{s.diff_lo:+.2f}, {s.diff_hi:+.2f}]  {res.seconds:.0f}s", flush=True)
+    return results
+
+
+def write_games_csv(results: Sequence[MatchResult], path: Path) -> None:
+    """One row per game."""
+    with path.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["variant", "mode", "matchup", "deal", "rotation", "seed", "seats", "winner",
+                    "hands", "points_a", "points_b", "score_a", "score_b", "moves", "seconds"])
+        for res in results:
+            matchup = " v ".join(res.labels)
+            for g in res.records:
+                w.writerow([
+                    res.variant, res.mode, matchup, g.deal, g.rotation, g.seed,
+                    " ".join(res.labels[i] for i in g.seats),
+                    "" if g.winner is None else res.labels[g.winner], g.hands,
+                    sum(p[0] for p in g.points), sum(p[1] for p in g.points) if len(
+                        res.labels) > 1 else "",
+                    g.scores[0], g.scores[1] if len(g.scores) > 1 else "", g.moves,
+                    f"{g.seconds:.4f}"])
+
+
+def write_summary(summaries: Sequence[PairSummary], rating_rows: Sequence[dict], out: Path,
+                  meta: dict) -> None:
+    """summary.csv, summary.md and meta.json."""
+    rows = [s.row() for s in summaries]
+    with (out / "summary.csv").open("w", newline="") as f:
+        if rows:
+            w = csv.DictWriter(f, fieldnames=list(rows[0]))
+            w.writeheader()
+            for r in rows:
+                w.writerow({k: (f"{v:.6g}" if isinstance(v, float) else v) for k, v in r.items()})
+    (out / "meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+    (out / "summary.md").write_text(markdown(summaries, rating_rows, meta))
+
+
+def markdown(summaries: Sequence[PairSummary], rating_rows: Sequence[dict], meta: dict) -> str:
+    """The results as markdown tables."""
+    lines = [
+        f"# Agent evaluation ({meta.get('mode', 'game')}s, seed {meta.get('seed')})",
+        "",
+        "Duplicate deals: every deal is played once per seat rotation; intervals are 95% and "
+        "use the deal as the unit (win rate: t interval over deals; point difference per hand:"
+        " bootstrap over deals). Wilson: interval over single games, for reference.",
+        "",
+        "| variant | A v B | games | A wins | win rate A [95% CI] | Wilson | "
+        "points/hand A-B [95% CI] | s/hand A | s/hand B |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for s in summaries:
+        lines.append(
+            f"| {s.variant} | {s.a} v {s.b} | {s.games} | {s.wins} | "
+            f"{s.win_rate:.1%} [{s.win_lo:.1%}, {s.win_hi:.1%}] | "
+            f"[{s.wilson_lo:.1%}, {s.wilson_hi:.1%}] | "
+            f"{s.diff_per_hand:+.2f} [{s.diff_lo:+.2f}, {s.diff_hi:+.2f}] | "
+            f"{s.think_a:.3f} | {s.think_b:.3f} |")
+    if rating_rows:
+        lines += ["", "## Ratings (all games above)", "",
+                  "| agent | system | mu | sigma | ordinal | games |", "|---|---|---|---|---|---|"]
+        for r in rating_rows:
+            sig = "" if math.isnan(r["sigma"]) else f"{r['sigma']:.2f}"
+            lines.append(f"| {r['agent']} | {r['system']} | {r['mu']:.2f} | {sig} | "
+                         f"{r['ordinal']:.2f} | {r['games']} |")
+    lines += ["", f"Total time {meta.get('seconds', 0):.0f} s on {meta.get('machine', '')}.", ""]
+    return "\n".join(lines)
+
+
+def plot(summaries: Sequence[PairSummary], path: Path) -> None:
+    """Win rate and point difference per hand with their 95% intervals, one bar per matchup."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    labels = [f"{s.variant}\n{s.a} v {s.b}" for s in summaries]
+    x = range(len(summaries))
+    fig, axes = plt.subplots(1, 2, figsize=(max(6.0, 1.3 * len(summaries) + 3), 4.2))
+    ax = axes[0]
+    wr = [s.win_rate for s in summaries]
+    ax.bar(x, wr, color="#4c72b0",
+           yerr=[[w - s.win_lo for w, s in zip(wr, summaries)],
+                 [s.win_hi - w for w, s in zip(wr, summaries)]], capsize=4)
+    ax.axhline(0.5, color="grey", lw=1, ls="--")
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("win rate of A (95% CI)")
+    ax.set_xticks(list(x), labels, fontsize=7, rotation=45, ha="right")
+    ax = axes[1]
+    d = [s.diff_per_hand for s in summaries]
+    ax.bar(x, d, color="#dd8452",
+           yerr=[[v - s.diff_lo for v, s in zip(d, summaries)],
+                 [s.diff_hi - v for v, s in zip(d, summaries)]], capsize=4)
+    ax.axhline(0, color="grey", lw=1)
+    ax.set_ylabel("points per hand, A - B (95% CI)")
+    ax.set_xticks(list(x), labels, fontsize=7, rotation=45, ha="right")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def evaluate(matchups: Sequence[Sequence[str]], variants: Sequence[str], games: int,
+             out: Path, seed: int = 0, players: int = 2, mode: str = "game",
+             max_hands: int = 60, progress: bool = True, switches: dict | None = None,
+             games_for: dict | None = None) -> list[PairSummary]:
+    """Run the tournaments and write every output file into ``out``; the pair summaries."""
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    version = _git_version()
+    results = run_matchups(matchups, variants, games, seed, players, mode, max_hands, progress,
+                           switches, games_for)
+    summaries = [summarize_pair(r) for r in results]
+    meta = {"matchups": [list(m) for m in matchups], "variants": list(variants),
+            "games": games, "games_for": games_for or {}, "seed": seed, "players": players,
+            "mode": mode, "max_hands": max_hands, "switches": switches or {},
+            "seconds": time.perf_counter() - t0, "version": version,
+            "machine": f"{platform.machine()} python {platform.python_version()}"}
+    write_games_csv(results, out / "games.csv")
+    write_summary(summaries, ratings(results), out, meta)
+    plot(summaries, out / "summary.png")
+    return summaries
+
+
+def _git_version() -> str:
+    """The repository's commit (with "+dirty" when the work tree has changes), if known."""
+    import subprocess
+
+    try:
+        root = Path(__file__).resolve().parent.parent
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root,
+                                capture_output=True, text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               cwd=root, capture_output=True, text=True,
+                               timeout=10).stdout.strip()
+        return commit + ("+dirty" if dirty else "") if commit else ""
+    except (OSError, subprocess.SubprocessError):
+        return ""
+
+
+def _switch(text: str) -> tuple[str, object]:
+    key, eq, val = text.partition("=")
+    if not eq:
+        raise argparse.ArgumentTypeError(f"expected name=value, got {text!r}")
+    low = val.lower()
+    if low in ("true", "false"):
+        return key, low == "true"
+    try:
+        return key, int(val)
+    except ValueError:
+        return key, val
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m experiments.evaluate", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--variant", "--variants", nargs="+", default=["casino"], dest="variants",
+                   help="preset(s) to play")
+    p.add_argument("--agents", nargs="+", default=None,
+                   help="agent specs, e.g. heuristic greedy or search:simulations=400")
+    p.add_argument("--ladder", action="store_true",
+                   help="play greedy v random, heuristic v greedy, search v heuristic")
+    p.add_argument("--games", type=int, default=200, help="games per matchup and variant")
+    p.add_argument("--games-for", nargs="*", default=[], metavar="'A v B=N'",
+                   help="override --games for a matchup, e.g. 'search v heuristic=300'")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--players", type=int, default=2)
+    p.add_argument("--mode", choices=("game", "hand"), default="game",
+                   help="play whole games to the target, or single hands")
+    p.add_argument("--max-hands", type=int, default=60, help="a game stops (drawn) after this")
+    p.add_argument("--switch", action="append", type=_switch, default=[], metavar="NAME=VALUE",
+                   help="rule switch, repeatable (e.g. sweeps=true)")
+    p.add_argument("--out", type=Path, default=None, help=f"output dir (default {DEFAULT_OUT})")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    a = p.parse_args(argv)
+    if a.ladder:
+        matchups = [list(m) for m in LADDER]
+    elif a.agents and len(a.agents) >= 2:
+        matchups = [a.agents]
+    else:
+        p.error("give --agents A B (two or more) or --ladder")
+    games_for = {}
+    for item in a.games_for:
+        key, _, n = item.rpartition("=")
+        games_for[" v ".join(k.strip() for k in key.split(" v "))] = int(n)
+    out = a.out or DEFAULT_OUT / ("ladder" if a.ladder else "_".join(a.variants + matchups[0]))
+    summaries = evaluate(matchups, a.variants, a.games, out, a.seed, a.players, a.mode,
+                         a.max_hands, not a.quiet, dict(a.switch), games_for)
+    print((out / "summary.md").read_text())
+    return 0 if summaries else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,537 @@
+"""Train a MaskablePPO agent for one preset: behaviour-cloning warm start, then PPO against an
+opponent pool (scripted agents and snapshots of the learner), with periodic evaluation.
+
+One command per result (a TOML file per variant in ``experiments/configs/``)::
+
+    python -m experiments.train --config experiments/configs/casino.toml
+    python -m experiments.train --config experiments/configs/casino.toml --steps 20000 \\
+        --minutes 5 --out /tmp/casino_try
+
+Pipeline (everything counts against ``run.time_limit_minutes`` except the final evaluation):
+
+1. ``bc``: the learning seat of ``TrainEnv`` follows a teacher (the heuristic) for
+   ``bc.decisions`` decisions; the policy is fitted to its choices and the critic to the hands'
+   results (``experiments.bc``). Skipped when ``bc.decisions = 0``.
+2. ``ppo``: MaskablePPO on ``ppo.n_envs`` environments (``vec = "dummy"``: this process;
+   ``"subproc"``: ``ppo.workers`` processes each stepping a group of them). The other seats
+   are drawn per hand from ``opponents.pool`` (weights; ``self`` = snapshots of the learner,
+   refreshed every ``opponents.snapshot_every`` steps, the last ``opponents.snapshots`` kept).
+3. Every ``eval.every`` steps: duplicate-deal single hands against each scripted opponent
+   (``agents.play_match``), hands won with Wilson and paired intervals and mean point
+   difference, written to ``learning_curve.csv``/``.png`` and TensorBoard.
+4. Final model (``model.zip`` + ``model.json``), the config, ``train_log.json`` and the final
+   evaluation (``eval_final.md``/``.csv``/``.json``) go to ``--out`` (default
+   ``experiments/results/train/<variant>``); checkpoints and TensorBoard logs to ``--runs``
+   (default ``runs/train/<variant>``, not kept in git).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import csv
+import json
+import math
+import platform
+import shutil
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import gymnasium  # noqa: F401  (import before casino_env.single, see experiments/train_env.py)
+import torch
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # pragma: no cover (python 3.10)
+    import tomli as tomllib
+
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
+
+from agents.ppo import (
+    MoveScoringPolicy,
+    PPOAgent,
+    save_env_config,
+    scorer_segments,
+    snapshot_policy,
+)
+from agents.tournament import play_match
+from casino_env.encoding import Layout
+from casino_env.engine.rules import make_rules
+from experiments import bc
+from experiments.stats import summarize_pair
+from experiments.train_env import make_train_vec_env
+
+DEFAULTS: dict[str, Any] = {
+    "env": {"variant": "casino", "players": 2, "partnerships": None,
+            "action_mode": "enumerate", "max_moves": 128, "episode": "hand",
+            "reward": "points", "reward_scale": 0.1, "win_bonus": 0.0, "auto_forced": True,
+            "hints": None, "baseline": None,
+            "switches": {}},
+    "policy": {"hidden": 256, "pair_hidden": 128, "layers": 2, "net_arch": [256, 256],
+               "prior_temperature": 0.0},
+    "bc": {"teacher": "heuristic", "decisions": 0, "explore": 0.05, "epochs": 3,
+           "batch_size": 512, "learning_rate": 1e-3, "value_coef": 0.5, "temperature": 0.0,
+           "opponents": {"heuristic": 3, "greedy": 1, "random": 1}, "workers": 2},
+    "ppo": {"timesteps": 1_000_000, "n_envs": 16, "vec": "dummy", "workers": 2,
+            "n_steps": 128, "batch_size": 512, "n_epochs": 4, "learning_rate": 3e-4,
+            "learning_rate_final": None, "gamma": 1.0, "gae_lambda": 0.95,
+            "clip_range": 0.2, "ent_coef": 0.01, "vf_coef": 0.5, "max_grad_norm": 0.5,
+            "target_kl": None},
+    "opponents": {"pool": {"heuristic": 1, "greedy": 1, "random": 1}, "snapshot_every": 0,
+                  "snapshots": 4, "snapshot_deterministic": False},
+    "eval": {"every": 100_000, "hands": {"random": 100, "greedy": 200, "heuristic": 200},
+             "final_hands": {"random": 1000, "greedy": 1000, "heuristic": 1000},
+             "seed": 1234, "final_seed": 98765},
+    "run": {"seed": 0, "time_limit_minutes": 55.0, "checkpoint_every": 250_000,
+            "progress": True, "verbose": True},
+}
+SCRIPTED = ("random", "greedy", "heuristic", "search")
+
+
+# -- configuration -------------------------------------------------------------------------------
+
+# Tables replaced as a whole by a config file (weights and counts, not settings to merge).
+WHOLE = {("opponents", "pool"), ("bc", "opponents"), ("eval", "hands"), ("eval", "final_hands"),
+         ("env", "switches")}
+
+
+def _merge(base: dict, over: dict, path: tuple = ()) -> dict:
+    out = copy.deepcopy(base)
+    for k, v in over.items():
+        if isinstance(v, dict) and isinstance(out.get(k), dict) and path + (k,) not in WHOLE:
+            out[k] = _merge(out[k], v, path + (k,))
+        else:
+            out[k] = copy.deepcopy(v)
+    return out
+
+
+def load_config(path: str | Path | None = None, overrides: dict | None = None) -> dict:
+    """The defaults, updated by a TOML file and then by ``overrides`` (nested dicts)."""
+    cfg = copy.deepcopy(DEFAULTS)
+    if path is not None:
+        with open(path, "rb") as f:
+            cfg = _merge(cfg, tomllib.load(f))
+    if overrides:
+        cfg = _merge(cfg, overrides)
+    return cfg
+
+
+def env_config(cfg: dict) -> dict:
+    """What a model needs to rebuild its observations (saved beside it, read by PPOAgent)."""
+    e = cfg["env"]
+    return {"variant": e["variant"], "players": e["players"],
+            "partnerships": e.get("partnerships"), "action_mode": e["action_mode"],
+            "max_moves": e["max_moves"], "auto_forced": e["auto_forced"],
+            "switches": dict(e.get("switches") or {}), "hints": e.get("hints") or None}
+
+
+def env_kwargs(cfg: dict, opponent: object = "random") -> dict:
+    """Keyword arguments of ``TrainEnv`` for the learner's environments."""
+    e = cfg["env"]
+    kw = dict(variant=e["variant"], players=e["players"], partnerships=e.get("partnerships"),
+              action_mode=e["action_mode"], episode=e["episode"], reward=e["reward"],
+              auto_forced=e["auto_forced"], max_moves=e["max_moves"],
+              dict_obs=e["action_mode"] == "enumerate", reward_scale=e["reward_scale"],
+              win_bonus=float(e.get("win_bonus") or 0.0), hints=e.get("hints") or None,
+              baseline=e.get("baseline") or None, opponent=opponent)
+    kw.update(e.get("switches") or {})
+    return kw
+
+
+def weighted_pool(weights: dict[str, float], snapshots: Sequence[object] = ()) -> list:
+    """A list to draw opponents from uniformly that has the given weights: scripted names
+    (and agent specs) by weight, ``self`` split evenly over ``snapshots`` (dropped if none)."""
+    snaps = list(snapshots)
+    w = {k: float(v) for k, v in weights.items() if v and (k != "self" or snaps)}
+    if not w:
+        raise ValueError("the opponent pool is empty")
+    reps = max(1, len(snaps)) if "self" in w else 1
+    vals = [v * reps for v in w.values() if v]
+    vals += [w["self"]] if "self" in w else []
+    # smallest integer multiplier that makes every count (nearly) integral
+    scale = 1
+    while scale < 100 and any(abs(v * scale - round(v * scale)) > 1e-6 for v in vals):
+        scale += 1
+    pool: list = []
+    for name, v in w.items():
+        if name == "self":
+            for s in snaps:
+                pool += [s] * max(1, round(v * scale))
+        else:
+            pool += [name] * max(1, round(v * reps * scale))
+    return pool
+
+
+def build_model(cfg: dict, venv, tensorboard_log: str | None, seed: int) -> MaskablePPO:
+    """MaskablePPO with ``MoveScoringPolicy`` (enumerate) or an MLP policy (compose)."""
+    p, pol, e = cfg["ppo"], cfg["policy"], cfg["env"]
+    lr0, lr1 = p["learning_rate"], p.get("learning_rate_final")
+    lr = lr0 if lr1 is None else (lambda progress: lr1 + (lr0 - lr1) * progress)
+    if e["action_mode"] == "enumerate":
+        layout = Layout(make_rules(e["variant"], e["players"], e.get("partnerships"),
+                                   dict(e.get("switches") or {})), compose=False)
+        policy: Any = MoveScoringPolicy
+        policy_kwargs = {"scorer_kwargs": {
+            "segments": scorer_segments(layout), "deck_size": layout.rules.deck.size,
+            "hidden": pol["hidden"], "pair_hidden": pol["pair_hidden"],
+            "layers": pol["layers"],
+            "prior_temperature": float(pol.get("prior_temperature") or 0.0)}}
+    else:
+        policy = "MlpPolicy"
+        policy_kwargs = {"net_arch": list(pol["net_arch"])}
+    return MaskablePPO(policy, venv, learning_rate=lr, n_steps=p["n_steps"],
+                       batch_size=p["batch_size"], n_epochs=p["n_epochs"], gamma=p["gamma"],
+                       gae_lambda=p["gae_lambda"], clip_range=p["clip_range"],
+                       ent_coef=p["ent_coef"], vf_coef=p["vf_coef"],
+                       max_grad_norm=p["max_grad_norm"], target_kl=p.get("target_kl"),
+                       policy_kwargs=policy_kwargs, tensorboard_log=tensorboard_log,
+                       seed=seed, device="cpu", verbose=0)
+
+
+# -- evaluation ---------------------------------------------------------------------------------
+
+def evaluate_agent(agent: PPOAgent, cfg: dict, hands: dict[str, int], seed: int,
+                   progress: bool = False) -> list[dict]:
+    """Single hands on duplicate deals (each deal once per seat rotation) against each
+    opponent; one row per opponent: hands won (draws count half) with the paired interval
+    over deals and the Wilson interval over hands, and the mean point difference per hand."""
+    e = cfg["env"]
+    rows = []
+    for opp, n in hands.items():
+        if not n:
+            continue
+        deals = max(1, math.ceil(n / 2))
+        t0 = time.perf_counter()
+        res = play_match([agent, opp], e["variant"], e["players"], deals=deals, seed=seed,
+                         mode="hand", partnerships=e.get("partnerships"), progress=progress,
+                         labels=["ppo", opp], **(e.get("switches") or {}))
+        s = summarize_pair(res)
+        rows.append({"opponent": opp, "hands": s.games, "wins": s.wins, "draws": s.draws,
+                     "losses": s.losses, "win_rate": s.win_rate, "paired_lo": s.win_lo,
+                     "paired_hi": s.win_hi, "wilson_lo": s.wilson_lo, "wilson_hi": s.wilson_hi,
+                     "diff_per_hand": s.diff_per_hand, "diff_lo": s.diff_lo,
+                     "diff_hi": s.diff_hi, "seconds": time.perf_counter() - t0})
+    return rows
+
+
+CURVE_FIELDS = ("timesteps", "minutes", "phase", "opponent", "hands", "wins", "draws", "losses",
+                "win_rate", "paired_lo", "paired_hi", "wilson_lo", "wilson_hi",
+                "diff_per_hand", "diff_lo", "diff_hi", "seconds")
+
+
+def write_curve(rows: list[dict], out: Path) -> None:
+    """``learning_curve.csv`` and ``learning_curve.png`` (win rate per opponent over time)."""
+    with (out / "learning_curve.csv").open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=CURVE_FIELDS, extrasaction="ignore")
+        w.writeheader()
+        for r in rows:
+            w.writerow({k: (f"{v:.5g}" if isinstance(v, float) else v) for k, v in r.items()})
+    try:
+        plot_curve(rows, out / "learning_curve.png")
+    except Exception as exc:  # a plot must never stop a training run
+        print(f"learning curve plot failed: {exc}", file=sys.stderr)
+
+
+def plot_curve(rows: list[dict], path: Path) -> None:
+    """Hands won (Wilson 95% band) and point difference per hand against each opponent, over
+    wall-clock minutes (timesteps on the top axis of the first panel)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+    colors = {"random": "#55a868", "greedy": "#4c72b0", "heuristic": "#c44e52",
+              "search": "#8172b2"}
+    for opp in dict.fromkeys(r["opponent"] for r in rows):
+        rs = [r for r in rows if r["opponent"] == opp]
+        x = [r["minutes"] for r in rs]
+        c = colors.get(opp)
+        axes[0].plot(x, [r["win_rate"] for r in rs], "o-", color=c, label=opp, ms=3)
+        axes[0].fill_between(x, [r["wilson_lo"] for r in rs], [r["wilson_hi"] for r in rs],
+                             color=c, alpha=0.15)
+        axes[1].plot(x, [r["diff_per_hand"] for r in rs], "o-", color=c, label=opp, ms=3)
+        axes[1].fill_between(x, [r["diff_lo"] for r in rs], [r["diff_hi"] for r in rs],
+                             color=c, alpha=0.15)
+    axes[0].axhline(0.5, color="grey", lw=1, ls="--")
+    axes[0].axhline(0.95, color="grey", lw=1, ls=":")
+    axes[0].set_ylim(0, 1.02)
+    axes[0].set_ylabel("hands won (draws half), 95% Wilson band")
+    axes[1].axhline(0, color="grey", lw=1)
+    axes[1].set_ylabel("points per hand, PPO - opponent (95% CI)")
+    for ax in axes:
+        ax.set_xlabel("wall-clock minutes (behaviour cloning from 0, then PPO)")
+        ax.legend(fontsize=8)
+        ax.grid(alpha=0.3)
+    steps = [r["timesteps"] for r in rows]
+    if steps:
+        fig.suptitle(f"learning curve ({max(steps):,} PPO steps)", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+# -- training --------------------------------------------------------------------------------------
+
+class TrainingCallback(BaseCallback):
+    """Self-play snapshots, periodic evaluation, checkpoints and the wall-clock budget."""
+
+    def __init__(self, cfg: dict, out: Path, runs: Path, t_start: float, curve: list[dict],
+                 snapshots: list) -> None:
+        super().__init__()
+        self.cfg = cfg
+        self.out = out
+        self.runs = runs
+        self.t_start = t_start
+        self.curve = curve
+        self.snapshots = snapshots
+        self.limit = 60 * float(cfg["run"]["time_limit_minutes"])
+        o, ev, r = cfg["opponents"], cfg["eval"], cfg["run"]
+        self.snap_every = int(o.get("snapshot_every") or 0)
+        self.eval_every = int(ev.get("every") or 0)
+        self.ckpt_every = int(r.get("checkpoint_every") or 0)
+        self.next_snap = self.snap_every
+        self.next_eval = self.eval_every
+        self.next_ckpt = self.ckpt_every
+        self.eval_seconds = 0.0
+        self.stopped_by_time = False
+
+    def minutes(self) -> float:
+        return (time.perf_counter() - self.t_start) / 60
+
+    def _on_step(self) -> bool:
+        n = self.num_timesteps
+        for done, info in zip(self.locals.get("dones", ()), self.locals.get("infos", ())):
+            if done and "raw_reward" in info:  # duplicate scoring: log both sides of it
+                self.logger.record_mean("train/hand_reward", info["raw_reward"])
+                self.logger.record_mean("train/baseline_hand_reward", info["baseline_reward"])
+        if self.snap_every and n >= self.next_snap:
+            self.next_snap += self.snap_every
+            add_snapshot(self.model, self.cfg, self.snapshots)
+            self.training_env.env_method(
+                "set_opponent", weighted_pool(self.cfg["opponents"]["pool"], self.snapshots))
+        if self.eval_every and n >= self.next_eval:
+            self.next_eval += self.eval_every
+            self.evaluate()
+        if self.ckpt_every and n >= self.next_ckpt:
+            self.next_ckpt += self.ckpt_every
+            path = self.runs / "checkpoints" / f"step_{n}.zip"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.model.save(path)
+            save_env_config(path, env_config(self.cfg))
+        if time.perf_counter() - self.t_start > self.limit:
+            self.stopped_by_time = True
+            return False
+        return True
+
+    def evaluate(self) -> None:
+        t0 = time.perf_counter()
+        agent = PPOAgent(snapshot_policy(self.model.policy), env_config(self.cfg))
+        rows = evaluate_agent(agent, self.cfg, self.cfg["eval"]["hands"],
+                              self.cfg["eval"]["seed"])
+        minutes = self.minutes()
+        for r in rows:
+            r.update(timesteps=self.num_timesteps, minutes=minutes, phase="ppo")
+            self.logger.record(f"eval/win_rate_{r['opponent']}", r["win_rate"])
+            self.logger.record(f"eval/diff_per_hand_{r['opponent']}", r["diff_per_hand"])
+        self.curve.extend(rows)
+        write_curve(self.curve, self.out)
+        self.eval_seconds += time.perf_counter() - t0
+        if self.cfg["run"].get("verbose", True):
+            text = "  ".join(f"{r['opponent']} {r['win_rate']:.3f}" for r in rows)
+            print(f"[{minutes:5.1f} min, {self.num_timesteps:,} steps] hands won: {text}",
+                  flush=True)
+
+
+def add_snapshot(model: MaskablePPO, cfg: dict, snapshots: list) -> None:
+    """Append a frozen copy of the learner to the self-play pool (keeping the newest few)."""
+    snapshots.append(PPOAgent(snapshot_policy(model.policy), env_config(cfg),
+                              deterministic=bool(cfg["opponents"]["snapshot_deterministic"])))
+    del snapshots[:-max(1, int(cfg["opponents"]["snapshots"]))]
+
+
+def save_small(model: MaskablePPO, path: Path) -> None:
+    """Save ``model`` with a fresh (empty) optimizer state: a third of the size, still loadable
+    by ``MaskablePPO.load`` (training on from it restarts Adam's moment estimates; the
+    checkpoints under ``--runs`` keep the full state)."""
+    policy = model.policy
+    kept = policy.optimizer
+    policy.optimizer = policy.optimizer_class(policy.parameters(), lr=model.lr_schedule(1.0),
+                                              **policy.optimizer_kwargs)
+    try:
+        model.save(path, exclude=["tensorboard_log"])
+    finally:
+        policy.optimizer = kept
+
+
+def train(cfg: dict, out: str | Path, runs: str | Path | None = None,
+          config_path: str | Path | None = None) -> dict:
+    """Run the whole pipeline of one config; returns the training log (also in ``out``)."""
+    torch.set_num_threads(1)  # more threads are 25x slower on this machine's small batches
+    out = Path(out)
+    runs = Path(runs) if runs is not None else Path("runs/train") / cfg["env"]["variant"]
+    out.mkdir(parents=True, exist_ok=True)
+    runs.mkdir(parents=True, exist_ok=True)
+    progress = bool(cfg["run"].get("progress", True))
+    seed = int(cfg["run"]["seed"])
+    (out / "config.json").write_text(json.dumps(cfg, indent=2, sort_keys=True) + "\n")
+    if config_path is not None:
+        shutil.copy(config_path, out / "config.toml")
+    t_start = time.perf_counter()
+    log: dict[str, Any] = {"config": str(config_path) if config_path else None,
+                           "machine": f"{platform.machine()} python {platform.python_version()}"
+                           f" torch {torch.__version__}", "bc": {}, "ppo": {}}
+    p = cfg["ppo"]
+    venv = make_train_vec_env(env_kwargs(cfg), p["n_envs"], seed, p["vec"], p["workers"])
+    curve: list[dict] = []
+    try:
+        model = build_model(cfg, venv, str(runs / "tb"), seed)
+        log["parameters"] = sum(t.numel() for t in model.policy.parameters())
+        # 1. behaviour cloning
+        b = cfg["bc"]
+        if b.get("decisions"):
+            t0 = time.perf_counter()
+            demos = bc.collect(env_kwargs(cfg, list(weighted_pool(b["opponents"]))),
+                               b["teacher"], int(b["decisions"]), b["explore"], seed,
+                               int(b.get("workers", 1)), progress)
+            t1 = time.perf_counter()
+            epochs_log: list[dict] = []
+            stats = bc.pretrain(model.policy, demos, b["epochs"], b["batch_size"],
+                                b["learning_rate"], b["value_coef"], seed=seed,
+                                progress=progress, log=epochs_log.append,
+                                temperature=float(b.get("temperature") or 0.0))
+            t2 = time.perf_counter()
+            log["bc"] = {"decisions": len(demos), "collect_seconds": t1 - t0,
+                         "decisions_per_second": len(demos) / (t1 - t0),
+                         "fit_seconds": t2 - t1, "epochs": epochs_log, **stats}
+            del demos
+            if cfg["run"].get("verbose", True):
+                print(f"behaviour cloning: {log['bc']['decisions']} decisions collected in "
+                      f"{t1 - t0:.0f}s, fitted in {t2 - t1:.0f}s, held-out accuracy "
+                      f"{stats['holdout_accuracy']:.3f}", flush=True)
+        if cfg["eval"].get("every"):
+            t0 = time.perf_counter()
+            agent = PPOAgent(snapshot_policy(model.policy), env_config(cfg))
+            rows = evaluate_agent(agent, cfg, cfg["eval"]["hands"], cfg["eval"]["seed"])
+            for r in rows:
+                r.update(timesteps=0, minutes=(time.perf_counter() - t_start) / 60,
+                         phase="bc" if b.get("decisions") else "init")
+            curve.extend(rows)
+            write_curve(curve, out)
+            log["eval_seconds_before_ppo"] = time.perf_counter() - t0
+            if cfg["run"].get("verbose", True):
+                print("before PPO: hands won " + "  ".join(
+                    f"{r['opponent']} {r['win_rate']:.3f}" for r in rows), flush=True)
+        # 2. PPO against the pool
+        snapshots: list = []
+        if cfg["opponents"]["pool"].get("self"):
+            add_snapshot(model, cfg, snapshots)
+        venv.env_method("set_opponent", weighted_pool(cfg["opponents"]["pool"], snapshots))
+        cb = TrainingCallback(cfg, out, runs, t_start, curve, snapshots)
+        t0 = time.perf_counter()
+        if time.perf_counter() - t_start < 60 * cfg["run"]["time_limit_minutes"]:
+            model.learn(int(p["timesteps"]), callback=cb, progress_bar=progress,
+                        tb_log_name="ppo")
+        ppo_seconds = time.perf_counter() - t0
+        train_seconds = time.perf_counter() - t_start
+        log["ppo"] = {"timesteps": int(model.num_timesteps), "seconds": ppo_seconds,
+                      "eval_seconds": cb.eval_seconds,
+                      "frames_per_second": model.num_timesteps / max(ppo_seconds, 1e-9),
+                      "frames_per_second_excluding_eval": model.num_timesteps / max(
+                          ppo_seconds - cb.eval_seconds, 1e-9),
+                      "stopped_by_time_limit": cb.stopped_by_time}
+        log["train_minutes"] = train_seconds / 60
+        model_path = out / "model.zip"
+        save_small(model, model_path)
+        save_env_config(model_path, env_config(cfg))
+    finally:
+        venv.close()
+    # 3. final evaluation of the saved model (not part of the training budget)
+    final_hands = cfg["eval"].get("final_hands") or {}
+    if final_hands:
+        t0 = time.perf_counter()
+        agent = PPOAgent.load(model_path)
+        rows = evaluate_agent(agent, cfg, final_hands, cfg["eval"]["final_seed"], progress)
+        write_final(rows, cfg, out, log)
+        log["final_eval_seconds"] = time.perf_counter() - t0
+        log["final_eval"] = rows
+    (out / "train_log.json").write_text(json.dumps(log, indent=2, default=float) + "\n")
+    return log
+
+
+def write_final(rows: list[dict], cfg: dict, out: Path, log: dict) -> None:
+    """``eval_final.csv``/``.json``/``.md``: the saved model against each opponent."""
+    with (out / "eval_final.csv").open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    (out / "eval_final.json").write_text(json.dumps(rows, indent=2) + "\n")
+    e = cfg["env"]
+    lines = [f"# PPO agent, {e['variant']} {e['players']} players ({e['action_mode']} mode)",
+             "",
+             f"Trained {log.get('train_minutes', 0):.1f} min: "
+             f"{log['ppo'].get('timesteps', 0):,} PPO steps at "
+             f"{log['ppo'].get('frames_per_second', 0):.0f} frames/s"
+             + (f" after cloning {log['bc']['decisions']:,} {cfg['bc']['teacher']} decisions"
+                if log.get("bc") else "") + ".",
+             "",
+             "Single hands on duplicate deals (each deal played from both seats), the agent "
+             "choosing the argmax move. Win rate counts draws as half; paired = t interval over "
+             "deals, Wilson = over hands; points = mean point difference per hand "
+             "(bootstrap over deals). All intervals 95%.",
+             "",
+             "| opponent | hands | won | drawn | lost | win rate | paired CI | Wilson CI | "
+             "points/hand [CI] |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lines.append(f"| {r['opponent']} | {r['hands']} | {r['wins']} | {r['draws']} | "
+                     f"{r['losses']} | {r['win_rate']:.1%} | [{r['paired_lo']:.1%}, "
+                     f"{r['paired_hi']:.1%}] | [{r['wilson_lo']:.1%}, {r['wilson_hi']:.1%}] | "
+                     f"{r['diff_per_hand']:+.2f} [{r['diff_lo']:+.2f}, {r['diff_hi']:+.2f}] |")
+    (out / "eval_final.md").write_text("\n".join(lines) + "\n")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m experiments.train", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--config", type=Path, required=True, help="TOML file of the variant")
+    ap.add_argument("--steps", type=int, default=None, help="PPO timesteps (ppo.timesteps)")
+    ap.add_argument("--minutes", type=float, default=None,
+                    help="wall-clock budget in minutes (run.time_limit_minutes)")
+    ap.add_argument("--bc-decisions", type=int, default=None,
+                    help="teacher decisions to clone (bc.decisions; 0 = no warm start)")
+    ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--out", type=Path, default=None,
+                    help="results dir (default experiments/results/train/<variant>)")
+    ap.add_argument("--runs", type=Path, default=None,
+                    help="checkpoints and TensorBoard dir (default runs/train/<variant>)")
+    ap.add_argument("--quiet", action="store_true", help="no progress bars")
+    a = ap.parse_args(argv)
+    over: dict[str, Any] = {"run": {}, "ppo": {}, "bc": {}}
+    if a.steps is not None:
+        over["ppo"]["timesteps"] = a.steps
+    if a.minutes is not None:
+        over["run"]["time_limit_minutes"] = a.minutes
+    if a.bc_decisions is not None:
+        over["bc"]["decisions"] = a.bc_decisions
+    if a.seed is not None:
+        over["run"]["seed"] = a.seed
+    if a.quiet:
+        over["run"]["progress"] = False
+    cfg = load_config(a.config, over)
+    variant = cfg["env"]["variant"]
+    out = a.out or Path("experiments/results/train") / variant
+    log = train(cfg, out, a.runs, a.config)
+    md = out / "eval_final.md"
+    if md.exists():
+        print(md.read_text())
+    print(f"trained {log['train_minutes']:.1f} min; results in {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,188 @@
+"""Agents: only legal moves on every preset and player count, no use of hidden cards (same
+view, same choice), reproducible seeded tournaments, the fast rollout simulator agrees with
+the engine, and a small strength sanity check (greedy beats random, heuristic beats greedy).
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from agents import (
+    AGENTS,
+    GreedyAgent,
+    HeuristicAgent,
+    RandomAgent,
+    SearchAgent,
+    make_agent,
+    play_match,
+)
+from agents.fastsim import greedy_step, sim_rules, simulate, supported
+from agents.search import hand_result, rollout
+from agents.valuation import majority_share, rules_values, static_weights
+from casino_env.engine import describe_variant, legal_moves, list_variants, new_game
+from casino_env.engine.play import play
+from casino_env.engine.view import PlayerView
+from experiments.stats import summarize_pair
+
+AGENT_NAMES = ["random", "greedy", "heuristic", "search:simulations=12"]
+
+CONFIGS = [(v, n) for v in list_variants() for n in describe_variant(v)["players"] if n <= 4]
+
+
+def random_states(variant: str, players: int, count: int, seed: int = 0) -> list:
+    """States reached by random play (a few per game, over several games)."""
+    rng = random.Random(seed)
+    out = []
+    g = 0
+    while len(out) < count:
+        st = new_game(variant, players, seed=seed * 1000 + g)
+        g += 1
+        while not st.game_over and len(out) < count:
+            if rng.random() < 0.15:
+                out.append(st)
+            st = play(st, rng.choice(legal_moves(st)))
+    return out
+
+
+@pytest.mark.parametrize("variant,players", CONFIGS)
+def test_agents_choose_legal_moves(variant: str, players: int) -> None:
+    agents = [make_agent(name, seed=3) for name in AGENT_NAMES]
+    for st in random_states(variant, players, 20, seed=players):
+        legal = legal_moves(st)
+        for agent in agents:
+            assert agent.act(st) in legal, (variant, players, agent, str(st))
+
+
+@pytest.mark.parametrize("variant,players", [("casino", 2), ("royal", 3), ("dominican", 4),
+                                             ("spade", 2), ("wippen", 2)])
+def test_same_view_same_choice(variant: str, players: int) -> None:
+    """Agents read only the view: shuffling the hidden cards never changes a seeded choice."""
+    for i, st in enumerate(random_states(variant, players, 12, seed=11)):
+        view = PlayerView(st, st.current)
+        a = view.determinize(random.Random(2 * i))
+        b = view.determinize(random.Random(2 * i + 1))
+        for name in AGENT_NAMES:
+            ma = make_agent(name, seed=5).act(a)
+            mb = make_agent(name, seed=5).act(b)
+            assert ma == mb, (name, str(st))
+
+
+def _fingerprint(res) -> list:
+    return [(g.deal, g.rotation, g.seed, g.seats, g.winner, g.points, g.moves)
+            for g in res.records]
+
+
+def test_seeded_tournaments_are_reproducible() -> None:
+    kw = dict(variant="royal", deals=2, seed=9, mode="hand")
+    a = play_match(["search:simulations=12", "heuristic"], **kw)
+    b = play_match(["search:simulations=12", "heuristic"], **kw)
+    assert _fingerprint(a) == _fingerprint(b)
+    c = play_match(["random", "greedy"], variant="casino", deals=3, seed=1)
+    d = play_match(["random", "greedy"], variant="casino", deals=3, seed=1)
+    e = play_match(["random", "greedy"], variant="casino", deals=3, seed=2)
+    assert _fingerprint(c) == _fingerprint(d)
+    assert _fingerprint(c) != _fingerprint(e)
+
+
+def test_duplicate_deals_swap_seats() -> None:
+    res = play_match(["greedy", "random"], variant="casino", deals=2, seed=0, mode="hand")
+    assert [(g.deal, g.seats) for g in res.records] == [
+        (0, (0, 1)), (0, (1, 0)), (1, (0, 1)), (1, (1, 0))]
+    assert res.records[0].seed == res.records[1].seed != res.records[2].seed
+    # Four players, two agents: each holds a partnership (Dominican plays partners).
+    res = play_match(["greedy", "random"], variant="dominican", players=4, deals=1, mode="hand")
+    assert [g.seats for g in res.records] == [(0, 1, 0, 1), (1, 0, 1, 0)]
+
+
+def test_registry() -> None:
+    assert set(AGENTS) >= {"random", "greedy", "heuristic", "search"}
+    assert isinstance(make_agent("random"), RandomAgent)
+    assert isinstance(make_agent("greedy"), GreedyAgent)
+    assert isinstance(make_agent("heuristic"), HeuristicAgent)
+    s = make_agent("search:simulations=64,max_candidates=4", seed=1)
+    assert isinstance(s, SearchAgent) and s.simulations == 64 and s.max_candidates == 4
+    assert make_agent("search", simulations=10).simulations == 10
+    with pytest.raises(ValueError, match="unknown agent"):
+        make_agent("nope")
+
+
+def test_card_values_follow_the_scoring() -> None:
+    """Card points come from the variant's scoring, not from a hard-coded table."""
+    deck = new_game("casino").rules.deck
+    casino = rules_values(new_game("casino").rules)
+    assert casino.direct[deck.index["10D"]] == 2 and casino.direct[deck.index["2S"]] == 1
+    assert casino.direct[deck.index["AH"]] == 1 and casino.direct[deck.index["5C"]] == 0
+    assert sorted(p for _, p in casino.majorities) == [1.0, 3.0]  # most spades, most cards
+    spade = rules_values(new_game("spade").rules)
+    assert spade.direct[deck.index["JS"]] == 2 and spade.direct[deck.index["5S"]] == 1
+    # In points to its taker (half the swing, as 10D is worth 2): a card that decides the
+    # majority (27-25 instead of 26-26) is worth 1.5; an early card a fraction of that.
+    assert majority_share(3.0, 26, 25, 1) == pytest.approx(1.5)
+    assert majority_share(3.0, 26, 26, 0) == 0
+    assert 0 < majority_share(3.0, 0, 0, 52) < 0.5
+
+
+@pytest.mark.parametrize("variant,players", [(v, n) for v, n in CONFIGS
+                                             if supported(new_game(v, n).rules)])
+def test_fast_rollouts_match_the_engine(variant: str, players: int) -> None:
+    """The lean greedy simulator makes only legal moves and reaches the engine's results."""
+    same = total = 0
+    for st in random_states(variant, players, 40, seed=4):
+        sr = sim_rules(st.rules)
+        builds = [(b.value, b.cards, b.owner, 0.0) for b in st.builds]
+        mv = greedy_step(sr, st.hands[st.current], st.loose, builds, st.current)
+        if mv is not None:
+            kind, card, taken = mv
+            assert any(m.kind == ("capture" if kind else "trail") and m.played_mask == 1 << card
+                       and m.taken_mask == taken for m in legal_moves(st)), str(st)
+        side = st.rules.side(st.current)
+        engine = hand_result(st, rollout(st, static_weights(st.rules), random.Random(0)), side,
+                             5.0)
+        fast = simulate(st, side, 5.0, lambda s, e=engine: e)
+        same += engine == fast
+        total += 1
+    assert same >= 0.9 * total
+
+
+@pytest.mark.parametrize("variant,players", [("casino", 2), ("royal", 3), ("dominican", 2),
+                                             ("dominican", 4), ("spade", 4)])
+def test_builder_rollout_moves_are_legal(variant: str, players: int) -> None:
+    """The "builder" rollout policy also makes new builds: each one is a legal move."""
+    builds = 0
+    for st in random_states(variant, players, 150, seed=8):
+        sr = sim_rules(st.rules, "builder")
+        mv = greedy_step(sr, st.hands[st.current], st.loose,
+                         [(b.value, b.cards, b.owner, 0.0) for b in st.builds], st.current)
+        if mv is None:
+            continue
+        kind, card, taken = mv
+        legal = legal_moves(st)
+        if kind == 2:
+            builds += 1
+            value, taken = taken >> 64, taken & ((1 << 64) - 1)
+            assert any(m.kind == "build" and m.played_mask == 1 << card and m.value == value
+                       and m.taken_mask == taken for m in legal), str(st)
+        else:
+            assert any(m.kind == ("capture" if kind else "trail") and m.played_mask == 1 << card
+                       and m.taken_mask == taken for m in legal), str(st)
+    assert builds > 0
+
+
+def test_greedy_beats_random_and_heuristic_beats_greedy() -> None:
+    s = summarize_pair(play_match(["greedy", "random"], "casino", deals=40, seed=3, mode="hand"))
+    assert s.win_rate > 0.75 and s.diff_lo > 0
+    s = summarize_pair(play_match(["heuristic", "greedy"], "royal", deals=30, seed=3,
+                                  mode="hand"))
+    assert s.diff_per_hand > 0.5 and s.win_rate > 0.55
+
+
+@pytest.mark.parametrize("variant", list_variants())
+def test_hand_points_add_up_to_the_score(variant: str) -> None:
+    """Every hand is recorded, also one cut short by a win during play (V-earned, claims)."""
+    res = play_match(["greedy", "random"], variant, deals=2, seed=7)
+    for g in res.records:
+        assert g.winner is not None and g.hands == len(g.points) >= 1
+        for a in (0, 1):
+            assert sum(p[a] for p in g.points) == g.scores[a]

@@ -1,0 +1,126 @@
+"""Evaluation statistics on cases with known answers, and the evaluation outputs."""
+
+from __future__ import annotations
+
+import csv
+import math
+
+import pytest
+
+from agents.tournament import GameRecord, MatchResult
+from experiments.evaluate import evaluate, main, markdown
+from experiments.stats import (
+    bootstrap_ratio_interval,
+    ratings,
+    summarize_pair,
+    t_interval,
+    wilson_interval,
+)
+
+
+def test_wilson_known_values() -> None:
+    # 60 successes in 100 trials: the textbook 95% Wilson interval is [0.5020, 0.6906].
+    lo, hi = wilson_interval(60, 100)
+    assert lo == pytest.approx(0.50200, abs=1e-4)
+    assert hi == pytest.approx(0.69061, abs=1e-4)
+    lo, hi = wilson_interval(0, 10)
+    assert lo == pytest.approx(0.0, abs=1e-12) and hi == pytest.approx(0.27753, abs=1e-4)
+    assert all(math.isnan(x) for x in wilson_interval(0, 0))
+
+
+def test_t_interval_known_values() -> None:
+    mean, lo, hi = t_interval([1, 2, 3, 4, 5])
+    # mean 3, s = sqrt(2.5), t(0.975, 4) = 2.776445
+    half = 2.776445 * math.sqrt(2.5 / 5)
+    assert mean == 3 and lo == pytest.approx(3 - half, abs=1e-5)
+    assert hi == pytest.approx(3 + half, abs=1e-5)
+    assert t_interval([2.5] * 7) == (2.5, 2.5, 2.5)  # constant data: zero width
+
+
+def test_bootstrap_ratio_constant_and_reproducible() -> None:
+    num, den = [6.0, 9.0, 3.0], [2, 3, 1]  # 3 points per hand in every unit
+    assert bootstrap_ratio_interval(num, den) == (3.0, 3.0, 3.0)
+    a = bootstrap_ratio_interval([1, -2, 5, 0], [1, 2, 3, 1], seed=4)
+    assert a == bootstrap_ratio_interval([1, -2, 5, 0], [1, 2, 3, 1], seed=4)
+    assert a[1] <= a[0] <= a[2]
+
+
+def _record(deal: int, rotation: int, winner: int | None, hands: list) -> GameRecord:
+    seats = (0, 1) if rotation == 0 else (1, 0)
+    return GameRecord(deal, rotation, deal, seats, winner, len(hands), hands,
+                      (sum(h[0] for h in hands), sum(h[1] for h in hands)), 10, 0.01,
+                      (0.005, 0.005))
+
+
+def _match(records: list) -> MatchResult:
+    return MatchResult(["a", "b"], "casino", 2, "game", 0, {}, records, 1.0)
+
+
+def test_duplicate_pairs_are_the_unit() -> None:
+    """Each deal won once by each side: 50% with a zero-width pair interval (the deal is
+    perfectly balanced), while the Wilson interval over single games stays wide."""
+    recs = []
+    for d in range(20):
+        recs.append(_record(d, 0, 0, [(7, 4), (6, 5)]))
+        recs.append(_record(d, 1, 1, [(4, 7), (5, 6)]))
+    s = summarize_pair(_match(recs))
+    assert (s.games, s.deals, s.wins, s.losses, s.draws) == (40, 20, 20, 20, 0)
+    assert s.win_rate == 0.5 and s.win_lo == 0.5 and s.win_hi == 0.5
+    assert s.wilson_lo < 0.4 and s.wilson_hi > 0.6
+    assert s.diff_per_hand == 0 and s.diff_lo == 0 and s.diff_hi == 0
+
+
+def test_constant_point_difference() -> None:
+    """A constant difference per hand gives that mean and a zero-width interval, whatever the
+    number of hands per game; a sweep of wins gives a win rate of 1."""
+    recs = []
+    for d in range(10):
+        recs.append(_record(d, 0, 0, [(7, 5)] * (1 + d % 3)))
+        recs.append(_record(d, 1, 0, [(6, 4)] * 2))
+    s = summarize_pair(_match(recs))
+    assert s.diff_per_hand == 2 and (s.diff_lo, s.diff_hi) == (2, 2)
+    assert (s.diff_pair_mean, s.diff_pair_lo, s.diff_pair_hi) == (2, 2, 2)
+    assert s.win_rate == 1 and s.win_lo == 1 and s.win_hi == 1
+    assert s.hands == sum(1 + d % 3 for d in range(10)) + 20
+
+
+def test_draws_count_half() -> None:
+    recs = [_record(0, 0, None, [(5, 5)]), _record(0, 1, 0, [(6, 5)])]
+    s = summarize_pair(_match(recs))
+    assert s.draws == 1 and s.win_rate == 0.75
+
+
+def test_ratings_order() -> None:
+    recs = [_record(d, r, 0 if d % 10 else 1, [(6, 5)]) for d in range(30) for r in (0, 1)]
+    rows = ratings([_match(recs)])
+    assert [r["agent"] for r in rows] == ["a", "b"]
+    assert rows[0]["ordinal"] > rows[1]["ordinal"]
+
+
+def test_evaluate_writes_outputs(tmp_path) -> None:
+    out = tmp_path / "eval"
+    summaries = evaluate([["greedy", "random"]], ["casino"], games=6, out=out, seed=1,
+                         mode="hand", progress=False)
+    assert len(summaries) == 1 and summaries[0].games == 6 and summaries[0].deals == 3
+    for name in ("games.csv", "summary.csv", "summary.md", "summary.png", "meta.json"):
+        assert (out / name).stat().st_size > 0
+    with (out / "games.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 6 and {r["matchup"] for r in rows} == {"greedy v random"}
+    md = (out / "summary.md").read_text()
+    assert "greedy v random" in md and "Ratings" in md
+    assert (out / "summary.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_cli(tmp_path, capsys) -> None:
+    out = tmp_path / "cli"
+    assert main(["--variant", "royal", "--agents", "greedy", "random", "--games", "4",
+                 "--mode", "hand", "--seed", "2", "--out", str(out), "--quiet"]) == 0
+    assert "greedy v random" in capsys.readouterr().out
+    assert (out / "summary.csv").exists()
+
+
+def test_markdown_without_ratings() -> None:
+    s = summarize_pair(_match([_record(0, 0, 0, [(6, 5)]), _record(0, 1, 0, [(6, 5)])]))
+    text = markdown([s], [], {"seed": 0, "mode": "game", "seconds": 1.0, "machine": "x"})
+    assert "| casino | a v b | 2 | 2 |" in text

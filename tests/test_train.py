@@ -1,0 +1,213 @@
+"""Training pipeline: a tiny run (behaviour cloning + a few thousand PPO steps) completes, saves
+a model that loads into ``PPOAgent`` and plays legal moves; the agent sees from a
+``PlayerView`` exactly what the environment shows (same observation, same move numbering,
+overflow included); the training environment survives opponents' moves beyond K.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+
+import gymnasium  # noqa: F401  (before casino_env.single)
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+pytest.importorskip("torch")
+
+import casino_env  # noqa: E402
+from agents import make_agent, play_match  # noqa: E402
+from agents.ppo import PPOAgent, encode_view, snapshot_policy  # noqa: E402
+from casino_env.engine import list_variants  # noqa: E402
+from casino_env.engine.view import PlayerView  # noqa: E402
+from experiments.train import (  # noqa: E402
+    build_model,
+    env_config,
+    env_kwargs,
+    load_config,
+    train,
+    weighted_pool,
+)
+from experiments.train_env import TrainEnv, make_train_vec_env  # noqa: E402
+
+
+def tiny_config(mode: str, variant: str = "casino") -> dict:
+    return load_config(None, {
+        "env": {"variant": variant, "action_mode": mode, "max_moves": 32},
+        "policy": {"hidden": 64, "pair_hidden": 32, "net_arch": [64, 64]},
+        "bc": {"decisions": 600, "epochs": 1, "batch_size": 128, "workers": 1},
+        "ppo": {"timesteps": 2048, "n_envs": 4, "vec": "dummy", "n_steps": 256,
+                "batch_size": 256, "n_epochs": 2},
+        "opponents": {"pool": {"random": 1, "greedy": 1, "self": 1}, "snapshot_every": 1024},
+        "eval": {"every": 1024, "hands": {"random": 4}, "final_hands": {"random": 6}},
+        "run": {"time_limit_minutes": 5, "checkpoint_every": 1024, "progress": False,
+                "verbose": False},
+    })
+
+
+@pytest.mark.parametrize("mode", ["enumerate", "compose"])
+def test_tiny_training_run_saves_a_model_that_plays(tmp_path, mode):
+    cfg = tiny_config(mode)
+    out, runs = tmp_path / "out", tmp_path / "runs"
+    t0 = time.perf_counter()
+    log = train(cfg, out, runs)
+    assert time.perf_counter() - t0 < 60
+    assert log["ppo"]["timesteps"] >= 2048 and log["bc"]["decisions"] == 600
+    for name in ("model.zip", "model.json", "config.json", "learning_curve.csv",
+                 "learning_curve.png", "eval_final.md", "eval_final.csv", "train_log.json"):
+        assert (out / name).exists(), name
+    assert json.loads((out / "model.json").read_text())["action_mode"] == mode
+    assert list((runs / "checkpoints").glob("step_*.zip"))
+    assert list((runs / "tb").rglob("events.out.tfevents.*"))
+    curve = (out / "learning_curve.csv").read_text().splitlines()
+    assert curve[0].startswith("timesteps,minutes,phase,opponent") and len(curve) >= 3
+    # The saved model plays legal moves through whole hands (play_game checks legality).
+    agent = make_agent(f"ppo:{out / 'model.zip'}", seed=0)
+    assert isinstance(agent, PPOAgent)
+    res = play_match([agent, "heuristic"], "casino", 2, deals=2, seed=1, mode="hand")
+    assert len(res.records) == 4
+    sampler = PPOAgent.load(out / "model.zip", seed=3, deterministic=False)
+    res = play_match([sampler, "random"], "casino", 2, deals=1, seed=2, mode="game")
+    assert res.records[0].moves > 0
+
+
+def _random_policy(cfg: dict):
+    venv = make_train_vec_env(env_kwargs(cfg), 1, 0)
+    try:
+        return snapshot_policy(build_model(cfg, venv, None, seed=0).policy)
+    finally:
+        venv.close()
+
+
+@pytest.mark.parametrize("mode", ["enumerate", "compose"])
+@pytest.mark.parametrize("variant", list_variants())
+def test_agent_sees_and_numbers_like_the_environment(mode, variant):
+    """For an untrained policy, the agent's move from a PlayerView is the move the environment
+    numbers as the policy's argmax on the environment's own observation (K = 3 forces the
+    overflow order often in enumerate mode)."""
+    cfg = tiny_config(mode, variant)
+    cfg["env"]["max_moves"] = 3
+    cfg["env"]["auto_forced"] = False
+    policy = _random_policy(cfg)
+    agent = PPOAgent(policy, env_config(cfg))
+    env = casino_env.raw_env(variant=variant, players=2, action_mode=mode, max_moves=3)
+    env.reset(seed=7)
+    rng = random.Random(0)
+    checked = 0
+    for _ in range(150):
+        if all(env.terminations.values()) or all(env.truncations.values()):
+            env.reset()
+        seat = env.state.current
+        obs = env.observe(env.agent_selection)
+        view = PlayerView(env.state, seat)
+        mine = encode_view(agent.layout, view, np.zeros(agent.layout.size, np.float32))
+        if mode == "compose":
+            agent.layout.encode_compose(view.state, env._composer.prefix, mine)
+        np.testing.assert_array_equal(obs["observation"], mine)
+        if mode == "enumerate" or not env._composer.prefix:
+            move = agent.choose(view)
+            if mode == "enumerate":
+                expected = env._moves[int(np.argmax(np.where(
+                    obs["action_mask"] > 0, agent.logits(obs, obs["action_mask"]), -np.inf)))]
+                assert move == expected if len(env._moves) > 1 else move == env._moves[0]
+            else:
+                assert move in env.legal_moves()
+            checked += 1
+        legal = np.flatnonzero(obs["action_mask"])
+        env.step(int(rng.choice(legal)))
+    assert checked > 20
+
+
+def test_train_env_survives_opponent_moves_beyond_k():
+    env = TrainEnv(variant="casino", action_mode="enumerate", dict_obs=True, max_moves=1,
+                   opponent="greedy", reward_scale=0.1)
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        _, reward, terminated, _, _ = env.step(int(rng.choice(np.flatnonzero(
+            env.action_masks()))))
+        assert abs(reward) <= 1.2
+        if terminated:
+            env.reset()
+
+
+def test_expert_action_is_the_teachers_move():
+    for mode in ("enumerate", "compose"):
+        env = TrainEnv(variant="royal", action_mode=mode, dict_obs=mode == "enumerate",
+                       opponent="random", auto_forced=False)
+        env.reset(seed=1)
+        teacher = make_agent("greedy")
+        for _ in range(60):
+            move = teacher.act(env.raw.state, env.seat)
+            a = env.expert_action(teacher)
+            assert env.action_masks()[a]
+            if mode == "enumerate":
+                assert env.raw._moves[a] == move
+            _, _, terminated, _, _ = env.step(a)
+            if terminated:
+                env.reset()
+
+
+def test_weighted_pool_has_the_weights():
+    pool = weighted_pool({"heuristic": 3, "greedy": 1, "self": 2}, ["s1", "s2", "s3"])
+    n = len(pool)
+    assert pool.count("heuristic") / n == pytest.approx(0.5)
+    assert pool.count("greedy") / n == pytest.approx(1 / 6)
+    for s in ("s1", "s2", "s3"):
+        assert pool.count(s) / n == pytest.approx(1 / 9)
+    assert weighted_pool({"random": 1, "self": 1}) == ["random"]
+    with pytest.raises(ValueError):
+        weighted_pool({"self": 1})
+
+
+def test_duplicate_baseline_scores_the_baseline_play_zero():
+    env = TrainEnv(variant="casino", action_mode="enumerate", dict_obs=True, max_moves=32,
+                   opponent="greedy", reward_scale=0.1, win_bonus=0.3, baseline="heuristic")
+    teacher = make_agent("heuristic")
+    env.reset(seed=2)
+    raw = []
+    while len(raw) < 8:
+        _, reward, terminated, _, info = env.step(env.expert_action(teacher))
+        if terminated:
+            assert reward == pytest.approx(0.0)
+            assert info["raw_reward"] == pytest.approx(info["baseline_reward"])
+            raw.append(info["raw_reward"])
+            env.reset()
+    assert len(set(raw)) > 1  # the hands themselves differ
+
+
+def test_heuristic_prior_policy_starts_as_the_heuristic():
+    cfg = tiny_config("enumerate")
+    cfg["env"].update(hints="heuristic", max_moves=64)
+    cfg["policy"]["prior_temperature"] = 0.3
+    agent = PPOAgent(_random_policy(cfg), env_config(cfg))
+    res = play_match([agent, "heuristic"], "casino", 2, deals=4, seed=5, mode="hand")
+    for deal in range(4):  # same deal from both seats: identical play, mirrored results
+        a, b = (g for g in res.records if g.deal == deal)
+        assert a.points[0][0] == b.points[0][1] and a.points[0][1] == b.points[0][0]
+
+
+@pytest.mark.parametrize("mode", ["enumerate", "compose"])
+def test_duplicate_baseline_from_the_first_deviation_equals_the_full_replay(mode):
+    env = TrainEnv(variant="casino", action_mode=mode, dict_obs=mode == "enumerate",
+                   opponent="heuristic", baseline="heuristic",
+                   hints="heuristic" if mode == "enumerate" else None)
+    teacher = make_agent("heuristic")
+    rng = np.random.default_rng(1)
+    env.reset(seed=4)
+    hands = 0
+    while hands < 6:
+        a = env.expert_action(teacher)
+        if rng.random() < 0.1:
+            a = int(rng.choice(np.flatnonzero(env.action_masks())))
+        _, _, terminated, _, _ = env.step(a)
+        if terminated:
+            assert env._fixed_opponents
+            if env._deviation is not None:
+                short = env._baseline_points()
+                env._fixed_opponents = False
+                assert env._baseline_points() == short
+            hands += 1
+            env.reset()
