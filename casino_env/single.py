@@ -37,9 +37,10 @@ class CasinoEnv(gymnasium.Env):
     """One learning seat against opponents; observation is the flat vector of the AEC
     environment (or the whole dict with ``dict_obs=True``), reward is the learner's. A
     masked-out action ends the episode with ``illegal_reward`` (or raises, with
-    ``illegal="raise"``)."""
+    ``illegal="raise"``). ``render_mode="rgb_array"`` draws the table as the learner sees it
+    (for gymnasium's ``RecordVideo``)."""
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
     def __init__(self, variant: str = "casino", players: int = 2,
                  partnerships: bool | None = None, opponent: OpponentSpec = "random",
@@ -136,6 +137,13 @@ class CasinoEnv(gymnasium.Env):
         if self.render_mode is None:
             gymnasium.logger.warn("render() called without a render_mode")
             return None
+        if self.render_mode == "rgb_array":
+            # The learner's view: its hand face up, the others as card backs (all at the end).
+            from .picture import state_array
+
+            st = self.raw.state
+            return state_array(st, None if st.game_over else self.seat,
+                               list(self.raw.possible_agents))
         text = str(self.raw.state)
         if self.render_mode == "human":
             print(text)

@@ -111,3 +111,21 @@ def test_engine_import_does_not_import_gymnasium():
             "assert 'gymnasium' not in sys.modules and 'pettingzoo' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
     assert casino_env.register_envs is not None
+
+
+def test_rgb_array_draws_the_learners_view():
+    """render_mode="rgb_array" (for gymnasium's RecordVideo): the learner's hand face up, the
+    opponent's hidden; the picture follows the game."""
+    from casino_env.picture import state_array
+
+    env = gym.make("casino_env/Casino-v0", opponent="greedy", render_mode="rgb_array",
+                         seat=1)
+    env.reset(seed=4)
+    img = env.render()
+    assert img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3
+    st = env.unwrapped.raw.state
+    np.testing.assert_array_equal(img, state_array(st, 1, ["player_0", "player_1"]))
+    assert not np.array_equal(img, state_array(st, 0, ["player_0", "player_1"]))
+    env.step(int(np.flatnonzero(env.unwrapped.action_masks())[0]))
+    assert not np.array_equal(env.render(), img)
+    env.close()
