@@ -58,6 +58,14 @@ class AssertOutOfBoundsWrapper(_Fast, pzw.AssertOutOfBoundsWrapper):
         pzw.AssertOutOfBoundsWrapper.__init__(self, env)
         self._remember_raw()
 
+    def step(self, action) -> None:
+        # Fast path for the usual in-range int (what Discrete.contains accepts); anything
+        # else goes through PettingZoo's own check and its AssertionError.
+        if type(action) is int and 0 <= action < self._raw.n_actions:
+            self.env.step(action)
+        else:
+            pzw.AssertOutOfBoundsWrapper.step(self, action)
+
 
 class OrderEnforcingWrapper(_Fast, pzw.OrderEnforcingWrapper):
     def __init__(self, env) -> None:
