@@ -6,6 +6,8 @@ when a block is stale. Run: ``python -m experiments.gen_docs``.
 
 from __future__ import annotations
 
+import csv
+import json
 import re
 from pathlib import Path
 
@@ -37,8 +39,78 @@ def sizes() -> str:
             f"(default 128), action_features K × {N_FEATURES}")
 
 
+RESULTS = ROOT / "experiments" / "results"
+BASELINE_OPPONENTS = ("random", "greedy", "heuristic", "search")
+
+
+def _rows(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    with path.open() as f:
+        return list(csv.DictReader(f))
+
+
+def _pct(x: str) -> str:
+    return f"{100 * float(x):.1f}%"
+
+
+def ladder_table() -> str:
+    """The scripted ladder (experiments/results/ladder/summary.csv)."""
+    rows = _rows(RESULTS / "ladder" / "summary.csv")
+    if not rows:
+        return "_No ladder results yet: run `python -m experiments.evaluate --ladder`._"
+    out = ["| variant | A v B | games | games won by A [95% CI] | points/hand A−B [95% CI] |",
+           "|---|---|---|---|---|"]
+    for r in rows:
+        out.append(f"| {r['variant']} | {r['a']} v {r['b']} | {r['games']} | "
+                   f"{_pct(r['win_rate'])} [{_pct(r['win_lo'])}, {_pct(r['win_hi'])}] | "
+                   f"{float(r['diff_per_hand']):+.2f} [{float(r['diff_lo']):+.2f}, "
+                   f"{float(r['diff_hi']):+.2f}] |")
+    return "\n".join(out)
+
+
+def baselines_table() -> str:
+    """Trained MaskablePPO baselines: hands won against each opponent (eval_final.csv of
+    experiments/results/train/<variant>), rows variants, columns opponents."""
+    out = ["| variant | trained | " + " | ".join(f"vs {o}" for o in BASELINE_OPPONENTS) + " |",
+           "|---|---|" + "---|" * len(BASELINE_OPPONENTS)]
+    found = False
+    for variant in list_variants():
+        folder = RESULTS / "train" / variant
+        rows = {r["opponent"]: r for r in _rows(folder / "eval_final.csv")}
+        if not rows:
+            continue
+        found = True
+        log = json.loads((folder / "train_log.json").read_text())
+        trained = f"{log['train_minutes']:.0f} min, {log['ppo']['timesteps'] / 1e3:.0f}k steps"
+        cells = []
+        for o in BASELINE_OPPONENTS:
+            r = rows.get(o)
+            cells.append("–" if r is None else f"{_pct(r['win_rate'])} ± "
+                         f"{50 * (float(r['paired_hi']) - float(r['paired_lo'])):.1f} "
+                         f"({r['hands']})")
+        out.append(f"| {variant} | {trained} | " + " | ".join(cells) + " |")
+    if not found:
+        return "_No trained baselines yet: run `python -m experiments.train --config ...`._"
+    return "\n".join(out)
+
+
+def speed_table() -> str:
+    """Environment speed against PettingZoo references (experiments/results/bench_env.csv)."""
+    rows = _rows(RESULTS / "bench_env.csv")
+    if not rows:
+        return "_No benchmark yet: run `python -m experiments.bench`._"
+    out = ["| env (wrapped `env()`, random masked play) | agent-steps/s | × texas_holdem_v4 "
+           "| × connect_four_v3 |", "|---|---|---|---|"]
+    for r in rows:
+        out.append(f"| {r['env']} | {int(float(r['steps_per_s'])):,} | {r['vs_texas_holdem']} | "
+                   f"{r['vs_connect_four']} |")
+    return "\n".join(out)
+
+
 BLOCKS = {
-    "README.md": {"variants": variant_table},
+    "README.md": {"variants": variant_table, "ladder": ladder_table,
+                  "baselines": baselines_table, "speed": speed_table},
     "docs/environment.md": {"layout": layout_table, "sizes": sizes},
 }
 
