@@ -1,0 +1,40 @@
+"""The soak script: a short run of every preset has no errors, and its invariant check does
+catch a broken state (C-deck: every card in exactly one place; C-one-per-value)."""
+
+from __future__ import annotations
+
+import pytest
+
+from casino_env.engine import Build, list_variants, new_game
+from experiments.soak import check, soak
+
+
+@pytest.mark.parametrize("variant", list_variants())
+def test_short_soak_has_no_errors(variant):
+    row = soak(variant, 2, hands=4, seed=1, keep=3)
+    assert row["errors"] == 0, row["first_error"]
+    assert row["hands"] == 4 and row["moves"] > 0
+    assert 0 < row["slowest_generate_ms"] < 1000 and row["slowest_legal_moves"] >= 1
+
+
+def test_check_catches_a_lost_or_doubled_card():
+    st = new_game("casino", 2, seed=0)
+    check(st)
+    broken = st._copy()
+    broken.loose = st.loose | (st.hands[0] & -st.hands[0])  # a hand card also on the table
+    with pytest.raises(AssertionError, match="two places"):
+        check(broken)
+    broken = st._copy()
+    broken.loose = st.loose & (st.loose - 1)  # a table card vanishes
+    with pytest.raises(AssertionError, match="cards lost"):
+        check(broken)
+
+
+def test_check_catches_two_builds_of_one_value():
+    st = new_game("casino", 2, seed=0)
+    broken = st._copy()
+    a, b, c, d = st.stock[:4]  # four cards moved from the stock into two builds of 5
+    broken.stock = st.stock[4:]
+    broken.builds = (Build(5, 1 << a | 1 << b, 0, False), Build(5, 1 << c | 1 << d, 1, False))
+    with pytest.raises(AssertionError, match="share a value"):
+        check(broken)
