@@ -20,12 +20,95 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-import gymnasium  # noqa: F401  (import before casino_env.single)
+import gymnasium  # (import before casino_env.single)
 import torch
 from stable_baselines3.common.callbacks import CallbackList
 
 from experiments.train import build_model, env_kwargs, load_config, weighted_pool
 from experiments.train_env import make_train_vec_env
+
+
+class ConnectFourVsRandom(gymnasium.Env):
+    """The reference of the issue: PettingZoo's connect_four_v3 as a single-agent env with a
+    random opponent inside ``step`` and ``action_masks()`` (as in PettingZoo's SB3 action-mask
+    tutorial), so MaskablePPO's frames/s on it can be compared with ours in the same run."""
+
+    def __init__(self) -> None:
+        import numpy as np
+        from pettingzoo.classic import connect_four_v3
+
+        self.np = np
+        self.env = connect_four_v3.env()
+        self.env.reset(seed=0)
+        agent = self.env.possible_agents[0]
+        self.observation_space = self.env.observation_space(agent)["observation"]
+        self.action_space = self.env.action_space(agent)
+        self.rng = np.random.default_rng(0)
+
+    def _obs(self):
+        obs, _, term, trunc, _ = self.env.last()
+        self._mask = obs["action_mask"]
+        return obs["observation"], term or trunc
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.env.reset(seed=seed)
+        self.me = self.env.agent_selection
+        return self._obs()[0], {}
+
+    def step(self, action):
+        self.env.step(int(action))
+        reward, done = 0.0, all(self.env.terminations.values())
+        if not done:  # the random opponent's move
+            obs, _, _, _, _ = self.env.last()
+            self.env.step(int(self.rng.choice(self.np.flatnonzero(obs["action_mask"]))))
+            done = all(self.env.terminations.values())
+        reward = float(self.env._cumulative_rewards[self.me]) if done else 0.0
+        obs, _ = self._obs()
+        return obs, reward, done, False, {}
+
+    def action_masks(self):
+        return self._mask.astype(bool)
+
+
+def _ppo_fps(make_env, n_envs: int, vec: str, frames: int) -> float:
+    """MaskablePPO (sb3-contrib defaults, MlpPolicy) frames/s over ``frames`` after a warm-up
+    iteration, on ``n_envs`` copies of ``make_env``."""
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.env_util import make_vec_env
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+
+    cls = SubprocVecEnv if vec == "subproc" else DummyVecEnv
+    venv = make_vec_env(make_env, n_envs=n_envs, seed=0, vec_env_cls=cls)
+    try:
+        n_steps = max(64, 2048 // n_envs)
+        model = MaskablePPO("MlpPolicy", venv, n_steps=n_steps, batch_size=64, seed=0)
+        model.learn(n_steps * n_envs)  # warm-up
+        t0 = time.perf_counter()
+        model.learn(frames, reset_num_timesteps=False)
+        return (model.num_timesteps - n_steps * n_envs) / (time.perf_counter() - t0)
+    finally:
+        venv.close()
+
+
+def bench_train(quick: bool = False) -> list[dict]:
+    """MaskablePPO frames/s on the single-agent view (compose mode, random opponent) with one
+    env and with 8 vectorised envs (batched inference; in-process and in 2 worker processes),
+    and on the connect-four reference measured the same way in the same run."""
+    from casino_env.single import CasinoEnv
+
+    torch.set_num_threads(1)
+    frames = 2048 if quick else 8192
+    jobs = [("connect_four_v3 (reference)", ConnectFourVsRandom, 1, "dummy"),
+            ("casino 2p, 1 env", lambda: CasinoEnv("casino", opponent="random"), 1, "dummy"),
+            ("casino 2p, 8 envs", lambda: CasinoEnv("casino", opponent="random"), 8, "dummy"),
+            ("casino 2p, 8 envs in 2 processes",
+             lambda: CasinoEnv("casino", opponent="random"), 8, "subproc")]
+    fps = {name: _ppo_fps(make, n, vec, frames) for name, make, n, vec in jobs}
+    ref, single = fps[jobs[0][0]], fps[jobs[1][0]]
+    return [dict(setting=name, frames_per_s=round(v), vs_connect_four=round(v / ref, 2),
+                 vs_single_env=round(v / single, 2)) for name, v in fps.items()]
+
 
 SETTINGS = (("single env", 1, "dummy", 1), ("16 envs, one process", 16, "dummy", 1),
             ("16 envs, 2 worker processes", 16, "subproc", 2))
