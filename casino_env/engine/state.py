@@ -149,8 +149,11 @@ class State:
         d = self.deck
         r = self.rules
         scores = self.scores
-        if self.game_over and self.hand_points is not None and not any(self.hands):
-            # The spec's scores are those at the start of the hand; from_spec rescores it.
+        settled = (self.game_over and self.hand_points is not None and not any(self.hands)
+                   and not self.stock and not self.table_mask())
+        if settled:
+            # The game ended when its last hand was scored: the spec's scores are those at the
+            # start of that hand and from_spec scores it again.
             scores = tuple(s - p for s, p in zip(self.scores, self.hand_points))
         spec = {
             "variant": r.variant,
@@ -178,12 +181,15 @@ class State:
             spec["pending_orange"] = self.pending_orange
         if self.extra_turn:
             spec["extra_turn"] = True
-        if self.game_over and any(self.hands):
-            spec["winner"] = self.winner  # the game ended during play (V-earned, claims)
         if r.dom_end:
             spec["met"] = list(self.met)
         if r.partner_build:
             spec["proven"] = [[v for v in range(1, 15) if p >> v & 1] for p in self.proven]
+        if self.game_over and not (settled and State.from_spec(spec) == self):
+            # The game ended during play (V-earned, claims), possibly with the winner's last
+            # card: the spec keeps the final scores and names the winner.
+            spec["scores"] = list(self.scores)
+            spec["winner"] = self.winner
         return spec
 
     @classmethod
@@ -337,7 +343,7 @@ def _parse_spec(spec: object) -> State:
     seed = spec.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise ValueError(f"seed: must be an int or null, got {seed!r}")
-    if any(hands) and not hands[current]:
+    if any(hands) and not hands[current] and spec.get("winner") is None:
         raise ValueError(f"current: seat {current} holds no cards while others do")
 
     if sweeps and rules.cancel and all(sweeps):
