@@ -367,8 +367,10 @@ def test_v_last_capture_most_cards_two_last_capture_one(variant, plain, switched
     residue) 1."""
     st = end_hand(EVERYTHING, [0, 0], variant=variant, last_capturer=1)
     assert st.hand_points == plain
-    st = end_hand(EVERYTHING, [0, 0], variant=variant, last_capturer=1,
-                  rules={"last_capture": True})
+    rules = {"last_capture": True}
+    if variant == "dominican":
+        rules["dom_end"] = False  # refused together (docs/rules.md)
+    st = end_hand(EVERYTHING, [0, 0], variant=variant, last_capturer=1, rules=rules)
     assert st.hand_points == switched
 
 
@@ -391,6 +393,15 @@ def test_v_last_capture_refused(variant):
     hungarian), naming the switch."""
     with pytest.raises(ValueError, match="'last_capture'"):
         new_game(variant, 2, seed=1, last_capture=True)
+
+
+@pytest.mark.parametrize("variant", ["dominican", "casino"])
+def test_v_last_capture_refused_with_dom_end(variant):
+    """V-last-capture with V-dom-end is refused (decision in docs/rules.md): at 18 a side
+    wins by most cards, worth 3 points; under V-last-capture it is worth 2."""
+    with pytest.raises(ValueError, match="'dom_end' and 'last_capture'"):
+        new_game(variant, 2, seed=1, dom_end=True, last_capture=True)
+    assert new_game(variant, 2, seed=1, last_capture=True, dom_end=False).rules.last_capture
 
 
 # -- V-countout ---------------------------------------------------------------------------------
@@ -533,7 +544,7 @@ def _setting(switch: str, variant: str) -> tuple[dict, int, bool | None]:
     if variant == "royal" and (switch in ("earned", "soto", "twenty_by_two_spades",
                                           "restricted_no_sweeps", "dom_end")):
         sw["countout"] = False
-    if variant == "dominican" and switch in ("countout", "earned", "difference"):
+    if variant == "dominican" and switch in ("countout", "earned", "difference", "last_capture"):
         sw["dom_end"] = False
     if switch == "partner_build":
         return sw, 4, True

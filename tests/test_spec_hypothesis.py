@@ -155,6 +155,8 @@ def switch_sets(draw, variant: str, partnerships: bool) -> dict:
         sw["dom_end"] = on["dom_end"] = True
     if on.get("dom_end") and on.get("earned"):
         sw["earned"] = on["earned"] = False
+    if on.get("dom_end") and sw.get("last_capture"):
+        del sw["last_capture"]  # refused together (docs/rules.md)
     if on.get("cancel") and not on.get("sweeps"):
         if "sweeps" in sw:  # sweeps was switched off: cancelling goes with it
             sw["cancel"] = False

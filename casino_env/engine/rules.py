@@ -280,6 +280,10 @@ def _check_consistency(r: Rules, pre: str) -> None:
     if r.dom_end and (r.earned or r.difference or r.countout):
         raise ValueError(f"{pre}rule switch 'dom_end' does not combine with 'earned', "
                          "'difference' or 'countout' (each decides the end of the game)")
+    if r.dom_end and r.last_capture:
+        raise ValueError(f"{pre}rule switches 'dom_end' and 'last_capture' do not combine "
+                         "(V-dom-end lets a side at 18 win by most cards, worth 3 points; "
+                         "under V-last-capture it is worth 2 and would win below the target)")
     if r.countout and r.earned:
         raise ValueError(f"{pre}rule switches 'countout' and 'earned' both decide who reaches "
                          "the target first; choose one")
