@@ -114,12 +114,12 @@ def soak(variant: str, players: int, hands: int, seed: int, keep: int = 20) -> d
                 first_error=first_error, slowest_state=slowest_state)
 
 
-def write(rows: list[dict]) -> None:
-    """soak.json (everything, incl. the slowest state and first error) and soak.csv."""
+def write(rows: list[dict], name: str = "soak") -> None:
+    """<name>.json (everything, incl. the slowest state and first error) and <name>.csv."""
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "soak.json").write_text(json.dumps(rows, indent=1))
+    (RESULTS / f"{name}.json").write_text(json.dumps(rows, indent=1))
     fields = [k for k in rows[0] if k not in ("first_error", "slowest_state")]
-    with open(RESULTS / "soak.csv", "w", newline="") as f:
+    with open(RESULTS / f"{name}.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
         w.writeheader()
         w.writerows(rows)
@@ -132,6 +132,7 @@ def main(argv=None) -> int:
     p.add_argument("--all-players", action="store_true", help="every player count, not only 2")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--variants", nargs="*", default=None, help="presets (default: all)")
+    p.add_argument("--name", default="soak", help="results file name (default soak)")
     args = p.parse_args(argv)
     jobs = [(v, n) for v in (args.variants or list_variants()) for n in PRESETS[v].players
             if args.all_players or n == 2]
@@ -146,7 +147,7 @@ def main(argv=None) -> int:
             futures_iter = futures
         for f in futures_iter:
             rows.append(f.result())
-            write(rows)  # after every preset, so a long run can be read while it goes on
+            write(rows, args.name)  # after every preset, so a long run can be read while it goes on
     for r in rows:
         print(f"{r['variant']:10s} {r['players']}p hands={r['hands']} moves={r['moves']} "
               f"errors={r['errors']} slowest={r['slowest_generate_ms']} ms "
