@@ -9,6 +9,7 @@ Agents loaded from a file (a trained policy, ``"ppo:<path>"``) register a *loade
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 
 from .base import Agent, RandomAgent
@@ -25,6 +26,8 @@ AGENTS: dict[str, Callable[..., Agent]] = {
 
 # Loaders of agents named "prefix:argument", where the argument is not key=value pairs.
 LOADERS: dict[str, Callable[..., Agent]] = {}
+# Loaders whose modules are imported on first use (``make_agent("ppo:model.zip")``).
+LAZY_LOADERS = {"ppo": "agents.ppo"}
 
 
 def register_agent(name: str, factory: Callable[..., Agent]) -> None:
@@ -65,7 +68,14 @@ def make_agent(name: str, seed: int | None = None, **kw: object) -> Agent:
     """A new agent by registry name (with optional ``:key=value,...`` arguments), or by a
     registered loader prefix (``"ppo:<path>"``)."""
     prefix, sep, arg = name.partition(":")
-    if sep and prefix.strip().lower() in LOADERS:
+    key = prefix.strip().lower()
+    if sep and key not in LOADERS and key in LAZY_LOADERS:
+        try:  # the module registers its loader (kept lazy: it imports torch)
+            importlib.import_module(LAZY_LOADERS[key])
+        except ImportError as e:
+            raise ValueError(f"agent {name!r} needs the training extras "
+                             f"(pip install -e '.[train]'): {e}") from e
+    if sep and key in LOADERS:
         return LOADERS[prefix.strip().lower()](arg, seed=seed, **kw)
     base, extra = parse_spec(name)
     if base not in AGENTS:

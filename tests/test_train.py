@@ -211,3 +211,36 @@ def test_duplicate_baseline_from_the_first_deviation_equals_the_full_replay(mode
                 assert env._baseline_points() == short
             hands += 1
             env.reset()
+
+
+@pytest.mark.parametrize("variant", list_variants())
+def test_committed_baselines_load_and_play(variant):
+    """Each committed baseline (experiments/results/train/<variant>/model.zip) loads by name
+    and plays legal moves through a duplicate deal (play_game checks every move)."""
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "experiments/results/train" / variant
+    if not (path / "model.zip").exists():
+        pytest.skip(f"no committed baseline for {variant}")
+    agent = make_agent(f"ppo:{path / 'model.zip'}", seed=0)
+    assert agent.env_config["variant"] == variant
+    res = play_match([agent, "greedy"], variant, 2, deals=1, seed=5, mode="hand")
+    assert len(res.records) == 2 and all(r.moves > 0 for r in res.records)
+
+
+def test_ppo_spec_loads_in_a_fresh_interpreter():
+    """make_agent("ppo:<path>") imports the PPO loader itself (the CLI's --opponent path)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    model = Path(__file__).resolve().parents[1] / "experiments/results/train/casino/model.zip"
+    if not model.exists():
+        pytest.skip("no committed casino baseline")
+    code = ("import sys; from agents import make_agent; "
+            "a = make_agent('ppo:' + sys.argv[1], seed=0); "
+            "assert 'agents.ppo' in sys.modules; print(type(a).__name__)")
+    out = subprocess.run([sys.executable, "-c", code, str(model)], capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "PPOAgent"
