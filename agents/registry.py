@@ -76,7 +76,7 @@ def make_agent(name: str, seed: int | None = None, **kw: object) -> Agent:
             raise ValueError(f"agent {name!r} needs the training extras "
                              f"(pip install -e '.[train]'): {e}") from e
     if sep and key in LOADERS:
-        return LOADERS[prefix.strip().lower()](arg, seed=seed, **kw)
+        return LOADERS[key](arg, seed=seed, **kw)
     base, extra = parse_spec(name)
     if base not in AGENTS:
         raise ValueError(f"unknown agent {base!r} (known: {', '.join(AGENTS)})")
