@@ -245,6 +245,29 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
 
         return state_svg(*self._picture_args())
 
+    def play_move(self, move: Move) -> None:
+        """Make a whole legal move for the agent to move in one call, skipping the compose
+        sub-steps or the enumerate index (how scripted opponents play inside the single-agent
+        view; also past K in enumerate mode). Rewards and turn handling are those of ``step``;
+        with a move half composed, ``move`` must continue it."""
+        if self.state is None or not self.agents:
+            raise RuntimeError("call reset() before play_move()")
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            raise RuntimeError("the episode is over: call reset()")
+        # A half-composed move (auto_forced may have taken sub-actions) must be continued.
+        comp = self._composer if self.compose else None
+        moves = [comp.moves[i] for i in comp.cands] if comp and comp.prefix else self._all_moves
+        for legal in moves:
+            if legal == move:
+                break
+        else:
+            raise ValueError(f"{move} is not a legal move here"
+                             + (" (it does not continue the sub-actions taken)" if comp and
+                                comp.prefix else ""))
+        self._clear_rewards()
+        self._apply(legal)
+
     # -- helpers for notebooks and debugging ----------------------------------------------
     def legal_moves(self) -> list[Move]:
         """The engine's legal moves for the agent to move."""

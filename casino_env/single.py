@@ -160,15 +160,7 @@ class CasinoEnv(gymnasium.Env):
         raw = self.raw
         while not self._done() and raw.state.current != self.seat:
             seat = raw.state.current
-            before = raw.state
-            move = self.opponents[seat].act(before, seat)
-            if raw.compose:
-                seq = raw.action_for(move)
-                # Step the move's sub-actions (auto_forced may take some of them itself).
-                while raw.state is before and not self._done():
-                    raw.step(seq[len(raw._composer.prefix)])
-            else:
-                raw.step(raw.action_for(move))
+            raw.play_move(self.opponents[seat].act(raw.state, seat))
 
     def _observe(self):
         obs = self.raw.observe(self.agent)

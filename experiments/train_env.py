@@ -172,18 +172,7 @@ class TrainEnv(CasinoEnv):
         raw = self.raw
         if self._hand_start is None:
             self._hand_start = raw.state  # the deal, before anyone moved (for the baseline)
-        if raw.compose:
-            super()._advance()
-            return
-        while not self._done() and raw.state.current != self.seat:
-            seat = raw.state.current
-            move = self.opponents[seat].act(raw.state, seat)
-            try:
-                raw.step(raw.action_for(move))
-            except ValueError:  # beyond the first K moves: play it through the engine
-                legal = next(m for m in raw._all_moves if m == move)
-                raw._clear_rewards()
-                raw._apply(legal)
+        super()._advance()
 
 
 def _deterministic(agent: Agent) -> bool:

@@ -160,15 +160,27 @@ class Items:
                  "_chunks")
 
     def __init__(self, loose: int, values: tuple, ace14: bool, builds: tuple = ()) -> None:
-        items = [(values[i], 1 << i) for i in bit_list(loose) if values[i] is not None]
-        if builds:
-            items += [(b.value, b.cards) for b in builds]
-            items.sort(key=lambda it: (it[0], it[1] & -it[1]))
-        self.masks = [m for _, m in items]
-        self.vals = vals = tuple(v for v, _ in items)
+        masks: list[int] = []
+        vals: list[int] = []
         reach = 1
-        for v in vals:
-            reach |= reach << v
+        m = loose
+        while m:  # one pass over the loose cards: position masks, values, reachable sums
+            low = m & -m
+            v = values[low.bit_length() - 1]
+            if v is not None:
+                masks.append(low)
+                vals.append(v)
+                reach |= reach << v
+            m ^= low
+        if builds:
+            items = sorted(list(zip(vals, masks)) + [(b.value, b.cards) for b in builds],
+                           key=lambda it: (it[0], it[1] & -it[1]))
+            masks = [m for _, m in items]
+            vals = [v for v, _ in items]
+            for b in builds:
+                reach |= reach << b.value
+        self.masks = masks
+        self.vals = vals = tuple(vals)
         self.reach = reach
         self.aces = ace14 and 1 in vals
         self.ace14 = ace14
@@ -243,6 +255,10 @@ class Items:
     def with_card(self, cv: int, t: int) -> list[tuple[int, bool]]:
         """(card mask, single) of the item collections a card of value ``cv`` builds into
         sets of ``t`` (see ``sets.with_card``)."""
+        # Quick exit: no set of items sums to t - cv (and the card is not a set by itself).
+        if not (cv == t or (t > cv and self.reach >> (t - cv) & 1)
+                or (cv == 1 and t == 14 and self.ace14)):
+            return ()
         key = (cv, t)
         w = self._with.get(key)
         if w is None:
@@ -275,6 +291,7 @@ def generate(st) -> list[Move]:
     by_value = {b.value: b for b in builds}
     owned = [b for b in builds if b.owner == seat]
     owned_values = [b.value for b in owned]
+    singles = [b for b in builds if not b.multiple]  # builds a played card may raise
     table = Items(loose, values, ace14,
                   tuple(b for b in builds if not b.multiple) if r.build_as_card else ())
     make = Move.make
@@ -355,6 +372,9 @@ def generate(st) -> list[Move]:
         if not r.building:
             continue
         for V in targets:
+            # Nothing to build: no items make V with the card and no single build to raise.
+            if not table.with_card(cv, V) and not any(b.value + cv <= V for b in singles):
+                continue
             # Ownership checks only matter when the seat owns builds (C-build-keep) or may
             # not raise its own (V-dom-build); otherwise holding V besides c is enough.
             ok = (lambda tm, V=V, rest=rest: keeps(rest, tm, [V]) and not raises_own(tm, V)) \
