@@ -104,6 +104,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         self.max_moves = max_moves
         self.compose = action_mode == "compose"
         self.layout = Layout(self.rules, self.compose)
+        self._obs = np.zeros(self.layout.size, np.float32)  # encoded view, reused
+        self._obs_state = self._obs_seat = None
         n = self.rules.players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agents = self.possible_agents[:]
@@ -306,12 +308,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         """Prepare masks (and compose state) for the seat to move in ``self.state``."""
         st = self.state
         self.agent_selection = self.possible_agents[st.current]
-        self._obs = np.zeros(self.layout.size, np.float32)
-        self._obs_state = self._obs_seat = None
-        moves = legal_moves(st)
-        self._all_moves = moves
+        self._obs_state = self._obs_seat = None  # (the buffer is rewritten by observe)
         if self.compose:
-            self._composer = Composer(st, moves)
+            # Only the chosen card's moves are generated: the mask of first sub-actions
+            # needs only which cards can be played.
+            self._composer = Composer.for_state(st)
             if self.auto_forced:
                 move = self._auto()
                 if move is not None:
@@ -319,6 +320,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
                     return
             self._refresh_mask()
         else:
+            moves = legal_moves(st)
             if len(moves) > self.max_moves:
                 self.infos[self.agent_selection]["overflow"] = len(moves)
                 moves = overflow_order(moves)[:self.max_moves]
@@ -331,9 +333,15 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
                 move_features(m, feats[i])
             self._features = feats
 
+    @property
+    def _all_moves(self) -> list[Move]:
+        """The engine's legal moves for the seat to move (generated on first use)."""
+        return legal_moves(self.state)
+
     def _refresh_mask(self) -> None:
         mask = np.zeros(self.n_actions, np.int8)
-        mask[list(self._composer.options())] = 1
+        for t in self._composer.options():
+            mask[t] = 1
         self._mask = mask
 
     def _auto(self) -> Move | None:

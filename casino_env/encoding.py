@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .engine.cards import bit_list
+from .engine.moves import generate, legal_moves, playable_cards
 from .engine.rules import PRESETS, SWITCH_TYPES
 from .engine.state import State
 from .engine.view import exposed_seats
@@ -67,92 +68,144 @@ def describe_compose_action(a: int, deck=None) -> str:
             CALL_ORANGE: "call orange"}[a]
 
 
-def move_tokens(st: State, m) -> tuple[int, ...]:
+def item_mask(st: State) -> int:
+    """The card ids that stand for table items in compose mode: each loose card, and each
+    build by its lowest card (so the items a move takes are ``taken_mask & item_mask``)."""
+    rep = st.loose
+    for b in st.builds:
+        rep |= b.cards & -b.cards
+    return rep
+
+
+def move_tokens(st: State, m, items: int | None = None) -> tuple[int, ...]:
     """The canonical compose sequence of a legal move: play card(s) in id order, the kind, a
     build's value, the table items taken in id order (a build by its lowest card), finish.
     A plain trail ends at its kind (with V-build-loose it needs a finish too, since a trail
-    may then also build); a claim or an orange call is one action."""
-    if m.kind == "claim":
+    may then also build); a claim or an orange call is one action. ``items``: ``item_mask(st)``
+    if already known."""
+    kind = m.kind
+    if kind == "claim":
         return (CLAIM,)
-    if m.kind == "call":
+    if kind == "call":
         return (CALL_ORANGE,)
-    toks = [PLAY + c for c in bit_list(m.played_mask)]
-    toks.append(KIND_TOKEN[m.kind])
-    if m.kind == "trail" and not m.taken_mask:
+    pm = m.played_mask
+    toks = [PLAY + c for c in bit_list(pm)] if pm & (pm - 1) else \
+        [PLAY + pm.bit_length() - 1]
+    toks.append(KIND_TOKEN[kind])
+    tm = m.taken_mask
+    if kind == "trail" and not tm:
         if st.rules.build_loose:
             toks.append(FINISH)
         return tuple(toks)
-    if m.kind != "capture":
+    if kind != "capture":
         toks.append(VALUE + m.value - 1)
-    tm = m.taken_mask
-    items = bit_list(tm & st.loose)
-    for b in st.builds:
-        if b.cards & tm:
-            items.append((b.cards & -b.cards).bit_length() - 1)
-    items.sort()
-    toks.extend(SELECT + i for i in items)
+    if items is None:
+        items = item_mask(st)
+    toks.extend(SELECT + i for i in bit_list(tm & items))
     toks.append(FINISH_PARTNER if m.for_partner else FINISH_ORANGE if m.orange else FINISH)
     return tuple(toks)
 
 
 class Composer:
-    """Narrows the legal moves one sub-action at a time (compose mode). Token sequences are
-    computed lazily: the first sub-action (the card) needs none, so most moves never need one."""
+    """Narrows the legal moves one sub-action at a time (compose mode).
 
-    __slots__ = ("state", "moves", "seqs", "cands", "prefix")
+    ``moves``: the legal moves; or None with ``first`` (the first sub-actions that start a
+    legal move) and ``card_moves`` (token -> the legal moves starting with it), so that only
+    the chosen card's moves are ever generated. Token sequences are made when the first
+    sub-action is taken, for the moves that start with it only."""
 
-    def __init__(self, state: State, moves: list) -> None:
+    __slots__ = ("state", "moves", "seqs", "cands", "prefix", "first", "card_moves")
+
+    def __init__(self, state: State, moves: list | None, first=None, card_moves=None) -> None:
         self.state = state
         self.moves = moves
-        self.seqs: dict[int, tuple[int, ...]] = {}
-        self.cands = list(range(len(moves)))
+        self.first = first
+        self.card_moves = card_moves
+        self.seqs: list[tuple[int, ...]] | None = None  # token sequences of the candidates
+        self.cands = list(range(len(moves))) if moves is not None else []
         self.prefix: list[int] = []
 
+    @classmethod
+    def for_state(cls, st: State) -> Composer:
+        """The composer for the seat to move: lazy (moves generated per chosen card) unless
+        the moves are already listed or several cards may be played at once."""
+        if st._moves is not None or st.rules.multi_play:
+            return cls(st, legal_moves(st))
+        first = [PLAY + c for c in playable_cards(st)]
+        if st.pending_orange == st.current:
+            first.append(CALL_ORANGE)
+
+        def card_moves(token: int) -> list:
+            if token == CALL_ORANGE:
+                return [m for m in legal_moves(st) if m.kind == "call"]
+            return generate(st, token - PLAY)
+
+        return cls(st, None, first, card_moves)
+
     def copy(self) -> Composer:
-        c = Composer(self.state, self.moves)
+        c = Composer(self.state, self.moves, self.first, self.card_moves)
         c.seqs, c.cands, c.prefix = self.seqs, list(self.cands), list(self.prefix)
         return c
-
-    def _seq(self, i: int) -> tuple[int, ...]:
-        seq = self.seqs.get(i)
-        if seq is None:
-            seq = self.seqs[i] = move_tokens(self.state, self.moves[i])
-        return seq
 
     def options(self) -> set[int]:
         """The sub-actions that can still complete a legal move."""
         d = len(self.prefix)
         if d == 0:
+            if self.moves is None:
+                return set(self.first)
+            out = set()
+            for m in self.moves:
+                pm = m.played_mask
+                out.add(PLAY + (pm & -pm).bit_length() - 1 if pm else move_tokens(self.state,
+                                                                                    m)[0])
+            return out
+        if self.seqs is None:  # d == 1 after one card: the kinds
             moves = self.moves
-            return {PLAY + (moves[i].played_mask & -moves[i].played_mask).bit_length() - 1
-                    if moves[i].played_mask else self._seq(i)[0] for i in self.cands}
-        seq = self._seq
-        return {seq(i)[d] for i in self.cands}
+            return {KIND_TOKEN[moves[i].kind] for i in self.cands}
+        return {seq[d] for seq in self.seqs}
 
     def push(self, token: int):
         """Take a sub-action; returns the completed Move, or None while still composing.
         A token no legal move continues with raises ValueError."""
         d = len(self.prefix)
-        if d == 0 and PLAY <= token < SELECT:
-            bit = 1 << (token - PLAY)
-            moves = self.moves
-            cands = [i for i in self.cands if moves[i].played_mask & -moves[i].played_mask == bit]
-        elif d == 0:
-            moves = self.moves
-            cands = [i for i in self.cands if not moves[i].played_mask
-                     and self._seq(i)[0] == token]
+        moves = self.moves
+        if d == 0:
+            if moves is None:
+                if token not in self.first:
+                    raise ValueError(f"sub-action {token} ({describe_compose_action(token)}) "
+                                     "cannot continue any legal move")
+                moves = self.moves = self.card_moves(token)
+            if PLAY <= token < SELECT:
+                bit = 1 << (token - PLAY)
+                cands = [i for i, m in enumerate(moves) if m.played_mask & -m.played_mask == bit]
+                # One card played: the next sub-action is the kind, so token sequences wait
+                # until the kind is known (most moves of the card are never needed).
+                seqs = None if all(moves[i].played_mask == bit for i in cands) else \
+                    self._seqs(cands)
+            else:
+                cands = [i for i, seq in zip(range(len(moves)), self._seqs(range(len(moves))))
+                         if seq[0] == token]
+                seqs = self._seqs(cands)
+        elif self.seqs is None:  # d == 1: the kind of a one-card move
+            cands = [i for i in self.cands if KIND_TOKEN.get(moves[i].kind) == token]
+            seqs = self._seqs(cands)
         else:
-            seq = self._seq
-            cands = [i for i in self.cands if seq(i)[d] == token]
+            cands = [i for i, seq in zip(self.cands, self.seqs) if seq[d] == token]
+            seqs = [seq for seq in self.seqs if seq[d] == token]
         if not cands:
             raise ValueError(f"sub-action {token} ({describe_compose_action(token)}) cannot "
                              "continue any legal move")
-        self.cands = cands
+        self.cands, self.seqs = cands, seqs
         self.prefix.append(token)
-        first = cands[0]
-        if (d or not self.moves[first].played_mask) and len(self._seq(first)) == d + 1:
-            return self.moves[first]
+        if seqs is not None and len(seqs[0]) == d + 1:
+            return moves[cands[0]]
         return None
+
+    def _seqs(self, cands) -> list[tuple[int, ...]]:
+        """Token sequences of the moves ``cands``."""
+        st, moves = self.state, self.moves
+        items = item_mask(st)
+        return [move_tokens(st, moves[i], items) for i in cands]
 
 
 # -- observation layout -------------------------------------------------------------------------
@@ -223,19 +276,18 @@ class Layout:
         n, s = r.players, r.sides
         o = self.offset
         out.fill(0)
-        out[o["hand"]:o["hand"] + N_CARDS] = card_bits(st.hands[seat])
-        out[o["loose"]:o["loose"] + N_CARDS] = card_bits(st.loose)
+        # Every 52-card segment (offset, card mask) is unpacked in one numpy call.
+        segs = [(o["hand"], st.hands[seat]), (o["loose"], st.loose)]
         ob, om, oo = o["builds"], o["build_multiple"], o["build_owner"]
         for b in st.builds:
             row = b.value - 1
-            out[ob + row * N_CARDS:ob + (row + 1) * N_CARDS] = card_bits(b.cards)
+            segs.append((ob + row * N_CARDS, b.cards))
             out[om + row] = b.multiple
             out[oo + row * n + (b.owner - seat) % n] = 1
         my_side = r.side(seat)
         op = o["piles"]
         for side in range(s):
-            k = (side - my_side) % s
-            out[op + k * N_CARDS:op + (k + 1) * N_CARDS] = card_bits(st.piles[side])
+            segs.append((op + ((side - my_side) % s) * N_CARDS, st.piles[side]))
         oh = o["hand_sizes"]
         for other in range(n):
             out[oh + (other - seat) % n] = st.hands[other].bit_count() / 8
@@ -244,8 +296,14 @@ class Layout:
             ok_ = o["known_hands"]
             for other in exposed:
                 if other != seat:
-                    k = (other - seat) % n - 1
-                    out[ok_ + k * N_CARDS:ok_ + (k + 1) * N_CARDS] = card_bits(st.hands[other])
+                    segs.append((ok_ + ((other - seat) % n - 1) * N_CARDS, st.hands[other]))
+        big = 0
+        for k, (_, mask) in enumerate(segs):
+            big |= mask << (64 * k)
+        bits = np.unpackbits(np.frombuffer(big.to_bytes(8 * len(segs), "little"), np.uint8),
+                             bitorder="little").reshape(len(segs), 64)
+        for k, (start, _) in enumerate(segs):
+            out[start:start + N_CARDS] = bits[k, :N_CARDS]
         if st.events:
             ob_ = o["bonus"]
             for side, _, pts in st.events:

@@ -2,12 +2,15 @@
 
 PettingZoo's wrappers reach the environment's ``rewards``, ``terminations``, ``agent_selection``
 ... through a chain of ``__getattr__`` calls, which costs tens of microseconds per agent-step.
-These subclasses read them straight from the raw environment; behaviour is unchanged (they are
-still instances of the PettingZoo wrappers and raise the same errors before ``reset``).
+These subclasses read them straight from the raw environment and take a direct path for the
+usual legal, in-range action after reset; behaviour is unchanged (they are still instances of
+the PettingZoo wrappers, and every other case, including errors before ``reset`` and illegal
+actions, runs PettingZoo's own code).
 """
 
 from __future__ import annotations
 
+import numpy as np
 from pettingzoo.utils import wrappers as pzw
 
 _HOT = ("rewards", "terminations", "truncations", "infos", "agent_selection", "agents",
@@ -48,9 +51,34 @@ for _n in _HOT:
 
 
 class TerminateIllegalWrapper(_Fast, pzw.TerminateIllegalWrapper):
+    """PettingZoo's wrapper with its ``observe`` and ``step`` reading the raw environment
+    directly (the same logic; the illegal-action path is PettingZoo's own)."""
+
     def __init__(self, env, illegal_reward: float) -> None:
         pzw.TerminateIllegalWrapper.__init__(self, env, illegal_reward)
         self._remember_raw()
+
+    def observe(self, agent):
+        obs = self.env.observe(agent)
+        raw = self._raw
+        if agent == raw.agent_selection:
+            self._prev_obs = obs
+            self._prev_info = raw.infos.get(agent, {})
+        return obs
+
+    def step(self, action) -> None:
+        raw = self._raw
+        agent = raw.agent_selection
+        if self._prev_obs is None:
+            self.observe(agent)
+        prev = self._prev_obs
+        if (not isinstance(prev, dict) or self._terminated or raw.terminations[agent]
+                or raw.truncations[agent] or not isinstance(action, (int, np.integer))
+                or not prev["action_mask"][action]):
+            pzw.TerminateIllegalWrapper.step(self, action)  # the rare paths, unchanged
+            return
+        self._prev_obs = self._prev_info = None
+        self.env.step(action)
 
 
 class AssertOutOfBoundsWrapper(_Fast, pzw.AssertOutOfBoundsWrapper):
@@ -66,11 +94,38 @@ class AssertOutOfBoundsWrapper(_Fast, pzw.AssertOutOfBoundsWrapper):
         else:
             pzw.AssertOutOfBoundsWrapper.step(self, action)
 
+    def observe(self, agent):
+        return self.env.observe(agent)
+
 
 class OrderEnforcingWrapper(_Fast, pzw.OrderEnforcingWrapper):
+    """PettingZoo's wrapper with direct ``step``, ``observe`` and ``last`` once reset (the
+    same checks; before reset, PettingZoo's own errors)."""
+
     def __init__(self, env) -> None:
         pzw.OrderEnforcingWrapper.__init__(self, env)
         self._remember_raw()
+
+    def step(self, action) -> None:
+        if self._has_reset and self._raw.agents:
+            self._has_updated = True
+            self.env.step(action)
+        else:
+            pzw.OrderEnforcingWrapper.step(self, action)
+
+    def observe(self, agent):
+        if not self._has_reset:
+            return pzw.OrderEnforcingWrapper.observe(self, agent)
+        return self.env.observe(agent)
+
+    def last(self, observe: bool = True):
+        if not self._has_reset:
+            return pzw.OrderEnforcingWrapper.last(self, observe)
+        raw = self._raw
+        agent = raw.agent_selection
+        obs = self.env.observe(agent) if observe else None
+        return (obs, raw._cumulative_rewards[agent], raw.terminations[agent],
+                raw.truncations[agent], raw.infos[agent])
 
 
 for _n in _BEFORE_RESET:

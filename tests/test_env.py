@@ -128,6 +128,94 @@ def test_compose_masks_reach_exactly_the_legal_moves(variant, players, partnersh
         assert set(map(str, reached)) == set(map(str, moves))
 
 
+def _fresh(st):
+    """The same position with no legal-move list cached (as the environment meets it)."""
+    st = st._copy()
+    st._moves = None
+    return st
+
+
+def _reach(comp) -> list:
+    """Every move completed through ``comp``'s options (exhaustive DFS)."""
+    found = []
+    for tok in sorted(comp.options()):
+        c2 = comp.copy()
+        done = c2.push(tok)
+        found.extend([done] if done is not None else _reach(c2))
+    return found
+
+
+@pytest.mark.parametrize("variant,players,partnerships", CONFIGS, ids=IDS)
+def test_lazy_compose_reaches_exactly_the_legal_moves(variant, players, partnerships):
+    """The environment's lazy composer (only the chosen card's moves are generated; the first
+    mask says which cards can be played) reaches exactly legal_moves, like the full one."""
+    for st in random_states(variant, players, partnerships, 400, seed=11):
+        moves = legal_moves(st)
+        comp = Composer.for_state(_fresh(st))
+        if st.rules.multi_play:
+            assert comp.moves is not None  # several cards at once: the full list is used
+        else:
+            assert comp.moves is None
+        assert sorted(map(str, _reach(comp))) == sorted(map(str, moves))
+
+
+@pytest.mark.parametrize("variant,players,partnerships", CONFIGS, ids=IDS)
+def test_playable_cards_and_moves_per_card(variant, players, partnerships):
+    """Engine: ``playable_cards`` is exactly the set of cards some legal move plays, and
+    ``generate(st, card)`` is exactly the legal moves playing that card (same order)."""
+    from casino_env.engine.moves import generate, playable_cards
+
+    if PRESETS[variant].values == "hungarian":
+        st = new_game(variant, players, seed=0, partnerships=partnerships)
+        with pytest.raises(ValueError, match="several cards"):
+            playable_cards(st)
+        return
+    unplayable = 0
+    for st in random_states(variant, players, partnerships, 600, seed=5):
+        moves = legal_moves(st)
+        hand = st.hands[st.current]
+        played = {m.played_mask.bit_length() - 1 for m in moves if m.played_mask}
+        assert playable_cards(_fresh(st)) == sorted(played)
+        unplayable += hand.bit_count() - len(played)
+        for c in range(52):
+            if hand >> c & 1:
+                assert generate(_fresh(st), c) == [m for m in moves if m.played_mask == 1 << c]
+            elif c < st.rules.deck.size:
+                with pytest.raises(ValueError, match="not in the mover's hand"):
+                    generate(_fresh(st), c)
+    if variant == "dominican":  # V-dom-trail makes some cards unplayable: the check is real
+        assert unplayable > 0
+
+
+def test_play_move_makes_whole_moves():
+    """raw_env.play_move: a legal move in one call (the state the engine gives, the turn
+    passes); an illegal move or one not continuing the sub-actions taken is refused."""
+    from casino_env.engine.play import play
+
+    e = casino_env.raw_env(variant="casino")
+    e.reset(seed=3)
+    st = e.state
+    moves = e.legal_moves()
+    m = moves[-1]
+    e.play_move(m)
+    assert e.state.to_spec() == play(st, m).to_spec()
+    assert e.agent_selection == e.possible_agents[e.state.current]
+    other = next(mv for mv in legal_moves(st) if mv != m)
+    with pytest.raises(ValueError, match="not a legal move here"):
+        e.play_move(other)
+    # Half composed: only a move continuing the prefix is accepted.
+    moves = e.legal_moves()
+    first = moves[0]
+    e.step(move_tokens(e.state, first)[0])
+    stranger = next((mv for mv in moves if mv.played_mask != first.played_mask), None)
+    if stranger is not None:
+        with pytest.raises(ValueError, match="does not continue"):
+            e.play_move(stranger)
+    before = e.state
+    e.play_move(first)
+    assert e.state.to_spec() == play(before, first).to_spec()
+
+
 def clone(e):
     """A raw_env at the same position and compose prefix as ``e``."""
     c = casino_env.raw_env(variant=e.variant, action_mode=e.action_mode, episode=e.episode)

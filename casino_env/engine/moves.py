@@ -273,10 +273,42 @@ def capture_values(rules: Rules, cv: int) -> tuple[int, ...]:
     return (1, 14) if rules.ace14 and cv == 1 else (cv,)
 
 
-def generate(st) -> list[Move]:
-    """The legal moves of ``st`` (uncached; ``legal_moves`` caches them on the state)."""
+def _may_trail(r: Rules, owned: list, rest: int, same_rank: int) -> bool:
+    """Whether a card can be trailed (C-trail, C-owner-trail, V-owner-may-trail, V-dom-trail):
+    ``owned`` the mover's builds, ``rest`` its hand without the card, ``same_rank`` the loose
+    cards of the card's rank."""
+    if r.dom_trail and same_rank:
+        return False
+    return not owned or (r.owner_may_trail and backs(r, rest, [b.value for b in owned]))
+
+
+def playable_cards(st) -> list[int]:
+    """The hand cards of the seat to move that have at least one legal move, in id order
+    (exact: a card that cannot trail is checked by generating its moves). Not for
+    multi-card play (V-hun-multi)."""
     r = st.rules
     if r.multi_play:
+        raise ValueError("playable_cards: the rules let several cards be played at once")
+    seat = st.current
+    hand = st.hands[seat]
+    owned = [b for b in st.builds if b.owner == seat]
+    if not owned and not r.dom_trail:
+        return bit_list(hand)  # every card can trail
+    rank_of, rank_mask = r.deck.rank, r.deck.rank_mask
+    loose = st.loose
+    return [c for c in bit_list(hand)
+            if _may_trail(r, owned, hand & ~(1 << c), loose & rank_mask[rank_of[c]])
+            or generate(st, c)]
+
+
+def generate(st, only: int | None = None) -> list[Move]:
+    """The legal moves of ``st`` (uncached; ``legal_moves`` caches them on the state). With
+    ``only`` (a card id in the mover's hand): just the moves that play that card, in the same
+    order (no call; not with multi-card play)."""
+    r = st.rules
+    if r.multi_play:
+        if only is not None:
+            raise ValueError("generate(only=...): the rules let several cards be played")
         return _generate_multi(st)
     deck = r.deck
     seat = st.current
@@ -290,7 +322,6 @@ def generate(st) -> list[Move]:
     dom_trail = r.dom_trail
     by_value = {b.value: b for b in builds}
     owned = [b for b in builds if b.owner == seat]
-    owned_values = [b.value for b in owned]
     singles = [b for b in builds if not b.multiple]  # builds a played card may raise
     table = Items(loose, values, ace14,
                   tuple(b for b in builds if not b.multiple) if r.build_as_card else ())
@@ -298,10 +329,12 @@ def generate(st) -> list[Move]:
     new = object.__new__
     out: list[Move] = []
     append = out.append
-    if st.pending_orange == seat:
+    if st.pending_orange == seat and only is None:
         out.append(make(deck, "call", 0, 0, None))
     hand_ids = bit_list(hand)
     in_hand = _held_values(r, hand_ids)
+    if only is not None and not hand >> only & 1:
+        raise ValueError(f"generate(only={only}): that card is not in the mover's hand")
 
     def keeps(rest: int, tm: int, extra: list[int]) -> bool:
         """C-build-keep after a move taking ``tm``: the seat still backs its other builds."""
@@ -315,7 +348,7 @@ def generate(st) -> list[Move]:
         return r.dom_build and any(b.owner == seat and not b.multiple and b.value != V
                                    and b.cards & tm for b in builds)
 
-    for c in hand_ids:
+    for c in hand_ids if only is None else (only,):
         cbit = 1 << c
         rest = hand & ~cbit
         cv = values[c]
@@ -324,7 +357,7 @@ def generate(st) -> list[Move]:
 
         # Trail (C-trail, C-owner-trail, V-owner-may-trail, V-dom-trail, V-build-loose).
         may_trail = (not owned or r.owner_may_trail) and not (dom_trail and same_rank)
-        if may_trail and (not owned or backs(r, rest, owned_values)):
+        if _may_trail(r, owned, rest, same_rank):
             out.append(make(deck, "trail", cbit, 0, None))
         if may_trail and r.build_loose:
             for V in targets:
@@ -381,7 +414,12 @@ def generate(st) -> list[Move]:
                 if owned else None
             _builds(out, r, st, table, c, cv, V, by_value.get(V), ok, False)
     if r.partner_build:
-        _partner_builds(out, st, table, by_value, owned)
+        if only is None:
+            _partner_builds(out, st, table, by_value, owned)
+        else:
+            extra: list[Move] = []
+            _partner_builds(extra, st, table, by_value, owned)
+            out.extend(m for m in extra if m.played_mask == 1 << only)
     return out
 
 
