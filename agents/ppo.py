@@ -46,7 +46,7 @@ from casino_env.encoding import (
     N_FEATURES,
     Composer,
     Layout,
-    move_features,
+    moves_features,
     overflow_order,
 )
 from casino_env.engine import Move
@@ -397,8 +397,7 @@ class PPOAgent(Agent):
             moves = overflow_order(moves)[:self.max_moves]
         k = self.max_moves
         feats = np.zeros((k, N_FEATURES), np.float32)
-        for i, m in enumerate(moves):
-            move_features(m, feats[i])
+        moves_features(moves, feats)
         mask = np.zeros(k, np.int8)
         mask[:len(moves)] = 1
         obs = {"observation": encode_view(self.layout, view, self._obs).copy(),

@@ -17,8 +17,8 @@ from .encoding import (
     Composer,
     Layout,
     describe_compose_action,
-    move_features,
     move_tokens,
+    moves_features,
     overflow_order,
 )
 from .engine import Move, State, legal_moves, new_game
@@ -168,7 +168,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        a = _action_index(action, self.n_actions)
+        a = action if type(action) is int and 0 <= action < self.n_actions else \
+            _action_index(action, self.n_actions)
         self._clear_rewards()
         if self.compose:
             if not self._mask[a]:
@@ -196,7 +197,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         obs = self._obs.copy()
         mine = seat == st.current and not (self.terminations.get(agent, True)
                                            or self.truncations.get(agent, True))
-        if self.compose and mine:
+        if self.compose and mine and self._composer.prefix:  # (empty: already zeros)
             self.layout.encode_compose(st, self._composer.prefix, obs)
         out = {"observation": obs,
                "action_mask": self._mask.copy() if mine else np.zeros(self.n_actions, np.int8)}
@@ -329,8 +330,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
             mask[:len(moves)] = 1
             self._mask = mask
             feats = np.zeros((self.max_moves, N_FEATURES), np.float32)
-            for i, m in enumerate(moves):
-                move_features(m, feats[i])
+            moves_features(moves, feats)
             self._features = feats
 
     @property

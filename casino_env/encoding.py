@@ -373,6 +373,31 @@ def move_features(m, out: np.ndarray) -> None:
     out[-1] = m.orange
 
 
+_KIND_INDEX = {k: i for i, k in enumerate(KINDS)}
+
+
+def moves_features(moves: list, out: np.ndarray) -> None:
+    """``move_features`` of every move into the rows of ``out`` (zeroed), with one numpy
+    unpack for all the card masks."""
+    n = len(moves)
+    if not n:
+        return
+    big = 0
+    for i, m in enumerate(moves):
+        big |= (m.played_mask | m.taken_mask << 64) << (128 * i)
+    bits = np.unpackbits(np.frombuffer(big.to_bytes(16 * n, "little"), np.uint8),
+                         bitorder="little").reshape(n, 2, 64)
+    out[:n, 0:N_CARDS] = bits[:, 0, :N_CARDS]
+    out[:n, N_CARDS:2 * N_CARDS] = bits[:, 1, :N_CARDS]
+    rows = np.arange(n)
+    k = 2 * N_CARDS
+    out[rows, [k + _KIND_INDEX[m.kind] for m in moves]] = 1
+    k += len(KINDS)
+    out[rows, [k + min(m.value or 0, MAX_VALUE) for m in moves]] = 1
+    out[:n, -2] = [m.for_partner for m in moves]
+    out[:n, -1] = [m.orange for m in moves]
+
+
 def overflow_order(moves: list) -> list:
     """Deterministic priority when a state has more legal moves than K: trails, then builds,
     then captures taking the most cards first; ties keep the canonical order."""

@@ -71,6 +71,22 @@ class ConnectFourVsRandom(gymnasium.Env):
         return self._mask.astype(bool)
 
 
+class _Narrow(gymnasium.ObservationWrapper):
+    """Diagnostic only: the first ``n`` observation features (as many as connect four's), to
+    separate the cost of the environment from that of a wider policy input. Not for training."""
+
+    def __init__(self, env: gymnasium.Env, n: int) -> None:
+        super().__init__(env)
+        self.observation_space = gymnasium.spaces.Box(-1.0, 1.0, (n,), env.observation_space.dtype)
+        self.n = n
+
+    def observation(self, obs):
+        return obs[: self.n]
+
+    def action_masks(self):
+        return self.env.action_masks()
+
+
 def _ppo_fps(make_env, n_envs: int, vec: str, frames: int) -> float:
     """MaskablePPO (sb3-contrib defaults, MlpPolicy) frames/s over ``frames`` after a warm-up
     iteration, on ``n_envs`` copies of ``make_env``."""
@@ -101,6 +117,8 @@ def bench_train(quick: bool = False) -> list[dict]:
     frames = 2048 if quick else 8192
     jobs = [("connect_four_v3 (reference)", ConnectFourVsRandom, 1, "dummy"),
             ("casino 2p, 1 env", lambda: CasinoEnv("casino", opponent="random"), 1, "dummy"),
+            ("casino 2p, 1 env, observation cut to 84 features (diagnostic)",
+             lambda: _Narrow(CasinoEnv("casino", opponent="random"), 84), 1, "dummy"),
             ("casino 2p, 8 envs", lambda: CasinoEnv("casino", opponent="random"), 8, "dummy"),
             ("casino 2p, 8 envs in 2 processes",
              lambda: CasinoEnv("casino", opponent="random"), 8, "subproc")]

@@ -187,6 +187,22 @@ def test_playable_cards_and_moves_per_card(variant, players, partnerships):
         assert unplayable > 0
 
 
+@pytest.mark.parametrize("variant,players,partnerships", CONFIGS, ids=IDS)
+def test_moves_features_match_one_move_at_a_time(variant, players, partnerships):
+    """Enumerate mode's batched ``moves_features`` writes exactly what ``move_features``
+    writes for each move (card masks, kind, value, partner and orange flags)."""
+    from casino_env.encoding import N_FEATURES, move_features, moves_features
+
+    for st in random_states(variant, players, partnerships, 150, seed=2):
+        moves = legal_moves(st)[:128]
+        batch = np.zeros((128, N_FEATURES), np.float32)
+        moves_features(moves, batch)
+        one = np.zeros((128, N_FEATURES), np.float32)
+        for i, m in enumerate(moves):
+            move_features(m, one[i])
+        assert np.array_equal(batch, one)
+
+
 def test_play_move_makes_whole_moves():
     """raw_env.play_move: a legal move in one call (the state the engine gives, the turn
     passes); an illegal move or one not continuing the sub-actions taken is refused."""
