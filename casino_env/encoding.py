@@ -131,14 +131,16 @@ class Composer:
         the moves are already listed or several cards may be played at once."""
         if st._moves is not None or st.rules.multi_play:
             return cls(st, legal_moves(st))
-        first = [PLAY + c for c in playable_cards(st)]
+        made: dict[int, list] = {}  # moves generated while finding the playable cards
+        first = [PLAY + c for c in playable_cards(st, made)]
         if st.pending_orange == st.current:
             first.append(CALL_ORANGE)
 
         def card_moves(token: int) -> list:
             if token == CALL_ORANGE:
                 return [m for m in legal_moves(st) if m.kind == "call"]
-            return generate(st, token - PLAY)
+            moves = made.get(token - PLAY)
+            return moves if moves is not None else generate(st, token - PLAY)
 
         return cls(st, None, first, card_moves)
 

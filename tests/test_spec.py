@@ -562,3 +562,18 @@ def test_all_cards_in_stock_is_the_first_deal_of_a_hand():
                           "stock": list(STANDARD.names)})
     assert [len(st.hand(s)) for s in range(2)] == [4, 4]
     assert len(st.table()) == 4 and len(st.stock) == 40
+
+
+def test_state_copy_copies_every_field() -> None:
+    """The engine's internal State._copy (written field by field for speed) copies every
+    field and clears only the cached move list and index."""
+    from casino_env.engine.state import _FIELDS
+
+    st = new_game("dominican", 4, seed=3, partnerships=True)
+    legal_moves(st)
+    for name in _FIELDS:  # give every field a distinct marker value
+        object.__setattr__(st, name, ("marker", name))
+    c = st._copy()
+    assert all(getattr(c, name) == ("marker", name) for name in _FIELDS)
+    assert c._moves is None and c._index is None
+    assert set(_FIELDS) | {"_moves", "_index"} == set(type(st).__slots__)

@@ -282,10 +282,10 @@ def _may_trail(r: Rules, owned: list, rest: int, same_rank: int) -> bool:
     return not owned or (r.owner_may_trail and backs(r, rest, [b.value for b in owned]))
 
 
-def playable_cards(st) -> list[int]:
+def playable_cards(st, made: dict | None = None) -> list[int]:
     """The hand cards of the seat to move that have at least one legal move, in id order
-    (exact: a card that cannot trail is checked by generating its moves). Not for
-    multi-card play (V-hun-multi)."""
+    (exact: a card that cannot trail is checked by generating its moves, which are stored in
+    ``made`` by card if given). Not for multi-card play (V-hun-multi)."""
     r = st.rules
     if r.multi_play:
         raise ValueError("playable_cards: the rules let several cards be played at once")
@@ -296,9 +296,16 @@ def playable_cards(st) -> list[int]:
         return bit_list(hand)  # every card can trail
     rank_of, rank_mask = r.deck.rank, r.deck.rank_mask
     loose = st.loose
-    return [c for c in bit_list(hand)
-            if _may_trail(r, owned, hand & ~(1 << c), loose & rank_mask[rank_of[c]])
-            or generate(st, c)]
+    out = []
+    for c in bit_list(hand):
+        if not _may_trail(r, owned, hand & ~(1 << c), loose & rank_mask[rank_of[c]]):
+            moves = generate(st, c)
+            if made is not None:
+                made[c] = moves
+            if not moves:
+                continue
+        out.append(c)
+    return out
 
 
 def generate(st, only: int | None = None) -> list[Move]:

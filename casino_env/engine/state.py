@@ -83,8 +83,19 @@ class State:
     def _copy(self) -> State:
         """A fresh copy for the engine to fill in (states handed out are never changed)."""
         new = State.__new__(State)
-        for name in _FIELDS:
-            setattr(new, name, getattr(self, name))
+        # Field by field (a getattr/setattr loop costs 3x more; every move copies a state).
+        # tests/test_spec.py checks that this list is every field.
+        new.rules, new.dealer, new.current, new.hands = (self.rules, self.dealer, self.current,
+                                                         self.hands)
+        new.loose, new.builds, new.stock, new.piles = self.loose, self.builds, self.stock, \
+            self.piles
+        new.sweeps, new.scores, new.hand_points = self.sweeps, self.scores, self.hand_points
+        new.last_capturer, new.seed, new.game_over = self.last_capturer, self.seed, \
+            self.game_over
+        new.winner, new.met, new.proven, new.hand_no = (self.winner, self.met, self.proven,
+                                                        self.hand_no)
+        new.events, new.pending_orange, new.extra_turn = (self.events, self.pending_orange,
+                                                          self.extra_turn)
         new._moves = None
         new._index = None
         return new
