@@ -365,7 +365,11 @@ def generate(st, only: int | None = None) -> list[Move]:
         # Trail (C-trail, C-owner-trail, V-owner-may-trail, V-dom-trail, V-build-loose).
         may_trail = (not owned or r.owner_may_trail) and not (dom_trail and same_rank)
         if _may_trail(r, owned, rest, same_rank):
-            out.append(make(deck, "trail", cbit, 0, None))
+            m = new(Move)
+            m.kind, m.played_mask, m.taken_mask, m.value = "trail", cbit, 0, None
+            m.for_partner = m.orange = False
+            m.deck, m.multiple = deck, None
+            append(m)
         if may_trail and r.build_loose:
             for V in targets:
                 vb = by_value.get(V)
