@@ -185,9 +185,9 @@ class Composer:
                 seqs = None if all(moves[i].played_mask == bit for i in cands) else \
                     self._seqs(cands)
             else:
-                cands = [i for i, seq in zip(range(len(moves)), self._seqs(range(len(moves))))
-                         if seq[0] == token]
-                seqs = self._seqs(cands)
+                every = self._seqs(range(len(moves)))
+                cands = [i for i, seq in enumerate(every) if seq[0] == token]
+                seqs = [every[i] for i in cands]
         elif self.seqs is None:  # d == 1: the kind of a one-card move
             cands = [i for i in self.cands if KIND_TOKEN.get(moves[i].kind) == token]
             seqs = self._seqs(cands)

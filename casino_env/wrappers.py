@@ -94,9 +94,6 @@ class AssertOutOfBoundsWrapper(_Fast, pzw.AssertOutOfBoundsWrapper):
         else:
             pzw.AssertOutOfBoundsWrapper.step(self, action)
 
-    def observe(self, agent):
-        return self.env.observe(agent)
-
 
 class OrderEnforcingWrapper(_Fast, pzw.OrderEnforcingWrapper):
     """PettingZoo's wrapper with direct ``step``, ``observe`` and ``last`` once reset (the

@@ -273,13 +273,17 @@ def capture_values(rules: Rules, cv: int) -> tuple[int, ...]:
     return (1, 14) if rules.ace14 and cv == 1 else (cv,)
 
 
+def _trail_allowed(r: Rules, owned: list, same_rank: int) -> bool:
+    """Whether the rules let the mover trail a card at all (C-owner-trail, V-owner-may-trail,
+    V-dom-trail): ``owned`` its builds, ``same_rank`` the loose cards of the card's rank."""
+    return (not owned or r.owner_may_trail) and not (r.dom_trail and same_rank)
+
+
 def _may_trail(r: Rules, owned: list, rest: int, same_rank: int) -> bool:
-    """Whether a card can be trailed (C-trail, C-owner-trail, V-owner-may-trail, V-dom-trail):
-    ``owned`` the mover's builds, ``rest`` its hand without the card, ``same_rank`` the loose
-    cards of the card's rank."""
-    if r.dom_trail and same_rank:
-        return False
-    return not owned or (r.owner_may_trail and backs(r, rest, [b.value for b in owned]))
+    """Whether the plain trail of a card is legal (C-trail): allowed, and the rest of the hand
+    ``rest`` still backs every build the mover owns (C-build-keep)."""
+    return _trail_allowed(r, owned, same_rank) and (
+        not owned or backs(r, rest, [b.value for b in owned]))
 
 
 def playable_cards(st, made: dict | None = None) -> list[int]:
@@ -330,8 +334,7 @@ def generate(st, only: int | None = None) -> list[Move]:
     by_value = {b.value: b for b in builds}
     owned = [b for b in builds if b.owner == seat]
     singles = [b for b in builds if not b.multiple]  # builds a played card may raise
-    table = Items(loose, values, ace14,
-                  tuple(b for b in builds if not b.multiple) if r.build_as_card else ())
+    table = Items(loose, values, ace14, tuple(singles) if r.build_as_card else ())
     make = Move.make
     new = object.__new__
     out: list[Move] = []
@@ -363,14 +366,13 @@ def generate(st, only: int | None = None) -> list[Move]:
         targets = [V for V in in_hand if in_hand[V] > (cv == V or (V == 14 and cv == 1 and ace14))]
 
         # Trail (C-trail, C-owner-trail, V-owner-may-trail, V-dom-trail, V-build-loose).
-        may_trail = (not owned or r.owner_may_trail) and not (dom_trail and same_rank)
         if _may_trail(r, owned, rest, same_rank):
             m = new(Move)
             m.kind, m.played_mask, m.taken_mask, m.value = "trail", cbit, 0, None
             m.for_partner = m.orange = False
             m.deck, m.multiple = deck, None
             append(m)
-        if may_trail and r.build_loose:
+        if r.build_loose and _trail_allowed(r, owned, same_rank):
             for V in targets:
                 vb = by_value.get(V)
                 if vb is not None and r.dom_build:
@@ -425,12 +427,8 @@ def generate(st, only: int | None = None) -> list[Move]:
                 if owned else None
             _builds(out, r, st, table, c, cv, V, by_value.get(V), ok, False)
     if r.partner_build:
-        if only is None:
-            _partner_builds(out, st, table, by_value, owned)
-        else:
-            extra: list[Move] = []
-            _partner_builds(extra, st, table, by_value, owned)
-            out.extend(m for m in extra if m.played_mask == 1 << only)
+        _partner_builds(out, st, table, by_value, owned,
+                        hand_ids if only is None else [only])
     return out
 
 
@@ -501,9 +499,11 @@ def _builds(out: list, r: Rules, st, table: Items, c: int, cv: int, V: int, vb, 
                                  for_partner))
 
 
-def _partner_builds(out: list, st, table: Items, by_value: dict, owned: list) -> None:
-    """V-partner-build: builds made for partner when public play proves partner holds the
-    value (partner owns that build, or built that value before and has not played it)."""
+def _partner_builds(out: list, st, table: Items, by_value: dict, owned: list,
+                    cards: list[int]) -> None:
+    """V-partner-build: builds made for partner with the hand cards ``cards`` when public play
+    proves partner holds the value (partner owns that build, or built that value before and
+    has not played it)."""
     r = st.rules
     seat = st.current
     partner = (seat + 2) % 4
@@ -516,7 +516,7 @@ def _partner_builds(out: list, st, table: Items, by_value: dict, owned: list) ->
     hand = st.hands[seat]
     p_hand = st.hands[partner]
     p_owned = [b for b in st.builds if b.owner == partner]
-    for c in bit_list(hand):
+    for c in cards:
         cv = r.values[c]
         if cv is None:
             continue
