@@ -66,14 +66,16 @@ class SearchAgent(Agent):
     the rollout mean (search refines the heuristic rather than replacing it); ``margin``:
     skip candidates the heuristic rates this far below its best (None: keep all);
     ``epsilon``: random moves in rollouts (engine rollouts only); ``game_bonus``: points for
-    winning the game when a rollout's hand ends it; ``fast``: play rollouts in
+    winning the game when a rollout's hand ends it (default 0: on 80 Royal games from the same
+    40 deals a bonus of 5 won 39, none 46 -- rollouts too noisy to judge the game's end well);
+    ``fast``: play rollouts in
     ``agents.fastsim`` where the variant allows (the engine otherwise)."""
 
     name = "search"
 
     def __init__(self, seed: int | None = None, simulations: int = 400,
                  max_candidates: int = 8, epsilon: float = 0.0,
-                 game_bonus: float = 5.0, fast: bool = True, policy: str = "builder",
+                 game_bonus: float = 0.0, fast: bool = True, policy: str = "builder",
                  prior: float = 0.5, margin: float | None = None) -> None:
         super().__init__(seed)
         self.prior = prior

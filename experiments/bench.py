@@ -3,7 +3,8 @@
 Every speed is measured next to a reference in the same run (PettingZoo's texas_holdem_v4 and
 connect_four_v3 for the environment; a fixed pure-Python workload for the engine), so the
 ratios are what counts on a noisy machine. Results go to experiments/results/bench_*.csv and
-a markdown summary. Run: ``python -m experiments.bench [engine|env|moves|memory|train|all]``.
+a markdown summary. Run: ``python -m experiments.bench [engine|env|moves|memory|train|all]``
+(the references need the ``bench`` extra: ``pip install -e ".[bench]"``).
 """
 
 from __future__ import annotations
@@ -160,12 +161,24 @@ def _env_rate(make, steps, seed=0) -> float:
     return done / (time.perf_counter() - t0)
 
 
+def require_references() -> None:
+    """PettingZoo's classic references import pygame and rlcard, which PettingZoo itself does
+    not install: fail at the start with the fix rather than deep inside an import."""
+    import importlib.util
+
+    missing = [m for m in ("pygame", "rlcard") if importlib.util.find_spec(m) is None]
+    if missing:
+        raise SystemExit(f"the PettingZoo reference environments need {' and '.join(missing)}: "
+                         'pip install -e ".[bench]"')
+
+
 def bench_env(steps=20_000, repeats=3, variants=None, players=(2,)) -> list[dict]:
     import warnings
 
     import casino_env
 
     warnings.filterwarnings("ignore")
+    require_references()
     from pettingzoo.classic import connect_four_v3, texas_holdem_v4
 
     refs = {"texas_holdem_v4": texas_holdem_v4.env, "connect_four_v3": connect_four_v3.env}
@@ -191,24 +204,80 @@ def bench_env(steps=20_000, repeats=3, variants=None, players=(2,)) -> list[dict
     return rows
 
 
-def bench_memory(hands=10_000, variant="casino") -> list[dict]:
-    """Peak resident memory while playing many random hands (should stay flat)."""
+def _rss_mb() -> float:
+    """Current resident memory (MB): /proc/self/statm on Linux, else the peak so far."""
+    import os
     import resource
 
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except OSError:  # pragma: no cover - not Linux
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _memory_rows(hands: int, variant: str, through: str) -> list[dict]:
+    """Play ``hands`` random hands (engine calls, or random masked play through the wrapped
+    ``env()``) and record resident memory at every tenth: flat means no growth."""
+    import gc
+    import resource
+
+    from casino_env.engine import sets
+
+    def cached() -> int:
+        return sum(f.cache_info().currsize for f in (sets.groups, sets.partitions,
+                                                      sets.with_card))
+
     rng = random.Random(0)
-    st = new_game(variant, 2, seed=0)
     marks = []
-    done = 0
-    for _ in _progress(range(hands), desc="memory hands"):
-        before = st.hand_points
-        while st.hand_points is before and not st.game_over:
-            st = apply_move(st, rng.choice(legal_moves(st)))
-        if st.game_over:
-            st = new_game(variant, 2, seed=rng.randrange(2**62))
-        done += 1
-        if done % (hands // 10) == 0:
-            marks.append(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
-    return [dict(hands=hands // 10 * (i + 1), peak_rss_mb=m) for i, m in enumerate(marks)]
+    if through == "env":  # one episode = one hand (the default)
+        import casino_env
+
+        env = casino_env.env(variant=variant)
+        env.reset(seed=0)
+        for done in range(1, hands + 1):
+            while True:
+                obs, _, term, trunc, _ = env.last()
+                if term or trunc:
+                    break
+                env.step(rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
+            env.reset(seed=rng.randrange(2**31))
+            if done % (hands // 10) == 0:
+                gc.collect()
+                marks.append((_rss_mb(), cached()))
+    else:
+        st = new_game(variant, 2, seed=0)
+        for done in range(1, hands + 1):
+            before = st.hand_points
+            while st.hand_points is before and not st.game_over:
+                st = apply_move(st, rng.choice(legal_moves(st)))
+            if st.game_over:
+                st = new_game(variant, 2, seed=rng.randrange(2**62))
+            if done % (hands // 10) == 0:
+                gc.collect()
+                marks.append((_rss_mb(), cached()))
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return [dict(through=through, hands=hands // 10 * (i + 1), rss_mb=round(m, 1),
+                 peak_rss_mb=round(peak, 1), subset_sum_cache_entries=c)
+            for i, (m, c) in enumerate(marks)]
+
+
+def bench_memory(hands=40_000, variant="casino") -> list[dict]:
+    """Resident memory over many random hands, engine and env, each in a fresh interpreter
+    (so earlier benchmarks do not count). It grows only while the subset-sum caches of
+    ``engine.sets`` fill (bounded: 3 x 65,536 entries, full after about 10,000 hands), then
+    stays flat."""
+    import subprocess
+
+    rows = []
+    for through in ("engine", "env"):
+        code = ("import json, sys; from experiments.bench import _memory_rows; "
+                "print(json.dumps(_memory_rows(*json.loads(sys.argv[1]))))")
+        out = subprocess.run([sys.executable, "-c", code, json.dumps([hands, variant, through])],
+                             capture_output=True, text=True, check=True,
+                             cwd=Path(__file__).resolve().parents[1])
+        rows += json.loads(out.stdout.strip().splitlines()[-1])
+    return rows
 
 
 def write(name: str, rows: list[dict]) -> None:
@@ -243,7 +312,7 @@ def main(argv=None) -> int:
     if "moves" in what:
         write("moves", bench_moves(5000 if q else 1_000_000))
     if "memory" in what:
-        write("memory", bench_memory(200 if q else 10_000))
+        write("memory", bench_memory(200 if q else 40_000))
     if "train" in what:
         from experiments.bench_train import bench_train
 

@@ -112,13 +112,17 @@ def bench_train(quick: bool = False) -> list[dict]:
     env and with 8 vectorised envs (batched inference; in-process and in 2 worker processes),
     and on the connect-four reference measured the same way in the same run."""
     from casino_env.single import CasinoEnv
+    from experiments.bench import require_references
 
+    require_references()
     torch.set_num_threads(1)
     frames = 2048 if quick else 8192
     jobs = [("connect_four_v3 (reference)", ConnectFourVsRandom, 1, "dummy"),
             ("casino 2p, 1 env", lambda: CasinoEnv("casino", opponent="random"), 1, "dummy"),
             ("casino 2p, 1 env, observation cut to 84 features (diagnostic)",
              lambda: _Narrow(CasinoEnv("casino", opponent="random"), 84), 1, "dummy"),
+            ("casino 2p, 1 env, observation cut to 300 features (diagnostic)",
+             lambda: _Narrow(CasinoEnv("casino", opponent="random"), 300), 1, "dummy"),
             ("casino 2p, 8 envs", lambda: CasinoEnv("casino", opponent="random"), 8, "dummy"),
             ("casino 2p, 8 envs in 2 processes",
              lambda: CasinoEnv("casino", opponent="random"), 8, "subproc")]

@@ -1,0 +1,53 @@
+"""The benchmark script's counting parts (never its timings) and its missing-reference error."""
+
+from __future__ import annotations
+
+import importlib.util
+import statistics
+
+import pytest
+
+from casino_env.engine import legal_moves
+from experiments import bench
+
+
+def test_missing_references_name_the_packages_and_the_fix(monkeypatch):
+    """bench env/train stop at the start, naming what to install, when PettingZoo's classic
+    references cannot import (pygame, rlcard are not PettingZoo dependencies)."""
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "rlcard" else real(name, *a))
+    with pytest.raises(SystemExit, match=r"need rlcard: pip install -e \"\.\[bench\]\""):
+        bench.require_references()
+
+
+def test_engine_rows_count_legal_moves_of_the_same_states():
+    """One row per preset and player count; mean/max legal moves are those of the seeded
+    random states (recounted here through the public API)."""
+    rows = bench.bench_engine(states_per_config=30, hands=1)
+    assert [(r["variant"], r["players"]) for r in rows] == \
+        [(v, n) for v, n, _ in bench.configs()]
+    casino = next(r for r in rows if (r["variant"], r["players"]) == ("casino", 2))
+    counts = [len(legal_moves(s)) for s in bench.random_states("casino", 2, None, 30)]
+    assert casino["mean_moves"] == round(statistics.mean(counts), 2)
+    assert casino["max_moves"] == max(counts)
+    assert all(r["legal_lists_per_s"] > 0 and r["hands_per_s"] > 0 for r in rows)
+
+
+def test_random_states_are_mid_game_and_seeded():
+    """Engine benchmark states: seeded (same list twice) and all with cards left in the stock."""
+    a = bench.random_states("royal", 2, None, 25, seed=3)
+    b = bench.random_states("royal", 2, None, 25, seed=3)
+    assert [s.to_spec() for s in a] == [s.to_spec() for s in b]
+    assert all(s.stock for s in a)
+
+
+def test_memory_rows_mark_every_tenth_of_the_run():
+    """The memory benchmark records resident memory and the subset-sum cache fill at every
+    tenth of the run, through the engine and through the wrapped env; caches only grow."""
+    for through in ("engine", "env"):
+        rows = bench._memory_rows(30, "casino", through)
+        assert [r["hands"] for r in rows] == list(range(3, 31, 3))
+        assert all(r["through"] == through and r["rss_mb"] > 0 for r in rows)
+        fill = [r["subset_sum_cache_entries"] for r in rows]
+        assert fill == sorted(fill) and fill[-1] > 0
