@@ -38,3 +38,20 @@ def test_check_catches_two_builds_of_one_value():
     broken.builds = (Build(5, 1 << a | 1 << b, 0, False), Build(5, 1 << c | 1 << d, 1, False))
     with pytest.raises(AssertionError, match="share a value"):
         check(broken)
+
+
+def test_retime_rewrites_the_recorded_slowest_state(tmp_path, monkeypatch):
+    """--retime re-times the stored slowest state of each preset without replaying hands."""
+    import json
+
+    from experiments import soak as soak_mod
+
+    monkeypatch.setattr(soak_mod, "RESULTS", tmp_path)
+    row = soak("royal", 2, hands=2, seed=3, keep=2)
+    row["slowest_generate_ms"] = 999.0  # as if the machine had paused
+    soak_mod.write([row], "t")
+    assert soak_mod.main(["--retime", "--name", "t"]) == 0
+    again = json.loads((tmp_path / "t.json").read_text())[0]
+    assert again["slowest_generate_ms"] < 999.0 and again["retimed"]
+    assert again["slowest_state"] == row["slowest_state"] and again["moves"] == row["moves"]
+    assert "retimed" in (tmp_path / "t.csv").read_text().splitlines()[0]

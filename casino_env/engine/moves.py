@@ -263,8 +263,8 @@ class Items:
         w = self._with.get(key)
         if w is None:
             found = with_card(self.vals, cv, t, self.ace14 and t == 14)
-            cards = self._cards([pm for pm, _ in found])
-            w = self._with[key] = [(cm, single) for cm, (_, single) in zip(cards, found)]
+            cards = self._cards([f >> 1 for f in found])
+            w = self._with[key] = [(cm, f & 1 == 1) for cm, f in zip(cards, found)]
         return w
 
 
@@ -464,6 +464,18 @@ def _builds(out: list, r: Rules, st, table: Items, c: int, cv: int, V: int, vb, 
     # A set holding the played card (alone, or with items) plus further sets of V; it joins
     # the V-build if there is one (C-build, C-build-extend, C-one-per-value).
     joins = vb is not None
+    raisable = [b for b in st.builds if not b.multiple and b.value + cv <= V]
+    if ok is None and not raisable and not (joins and r.build_as_card):
+        # Crowded tables: the collections are distinct and none overlaps the V-build, so
+        # every one is a new build (no duplicate or ownership check needed).
+        for lm, single in table.with_card(cv, V):
+            if lm or vcards:  # the card alone is a trail, not a build
+                m = new(Move)
+                m.kind, m.played_mask, m.taken_mask, m.value = "build", cbit, lm | vcards, V
+                m.for_partner, m.orange, m.deck = for_partner, False, deck
+                m.multiple = joins or not single
+                append(m)
+        return
     for lm, single in table.with_card(cv, V):
         tm = lm | vcards  # (V-build-as-card: the V-build may also be an item of lm)
         if not tm or tm in made or (ok is not None and not ok(tm)):
@@ -476,9 +488,7 @@ def _builds(out: list, r: Rules, st, table: Items, c: int, cv: int, V: int, vb, 
         append(m)
     # Raising a single build by the played card (C-build-raise), with table cards helping
     # under V-raise-with-table, plus further sets of V.
-    for b in st.builds:
-        if b.multiple or b.value + cv > V:
-            continue
+    for b in raisable:
         rise = V - b.value - cv
         if rise == 0:
             helpers = [0]

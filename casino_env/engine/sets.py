@@ -48,12 +48,13 @@ def partitions(values: tuple[int, ...], target: int, lone_ace: bool) -> tuple[in
 
 @lru_cache(maxsize=1 << 16)
 def with_card(values: tuple[int, ...], card: int, target: int,
-              lone_ace: bool) -> tuple[tuple[int, bool], ...]:
+              lone_ace: bool) -> tuple[int, ...]:
     """For a card of value ``card`` added to the items ``values``: position masks of the item
     collections that, with the card, split into sets of ``target`` with the card in one set,
-    each with True when the whole is a single set (a single build) — the loose part of every
-    build of ``target`` the card can make. The empty collection is included when the card alone
-    is a set of ``target`` (it then needs further sets or an existing build)."""
+    each shifted left one bit with 1 in the low bit when the whole is a single set (a single
+    build) — the loose part of every build of ``target`` the card can make. The empty
+    collection is included when the card alone is a set of ``target`` (it then needs further
+    sets or an existing build). (One int per entry keeps the cache small.)"""
     alone = card == target or (lone_ace and card == 1 and target == 14)
     cgroups = ([0] if alone else []) + (list(groups(values, target - card, False))
                                         if target > card else [])
@@ -67,4 +68,4 @@ def with_card(values: tuple[int, ...], card: int, target: int,
                 u = g | sm
                 if u not in found:
                     found[u] = not sm and bool(g)
-    return tuple(sorted(found.items()))
+    return tuple(sorted(u << 1 | single for u, single in found.items()))
