@@ -224,6 +224,17 @@ def _memory_rows(hands: int, variant: str, through: str) -> list[dict]:
 
     from casino_env.engine import sets
 
+    def peak() -> float:
+        """Peak RSS (MB): VmHWM on Linux (ru_maxrss keeps the parent's peak across exec)."""
+        try:
+            with open("/proc/self/status") as f:
+                for line in f:
+                    if line.startswith("VmHWM:"):
+                        return int(line.split()[1]) / 1024
+        except OSError:  # pragma: no cover - not Linux
+            pass
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
     def cached() -> int:
         return sum(f.cache_info().currsize for f in (sets.groups, sets.partitions,
                                                       sets.with_card))
@@ -244,7 +255,7 @@ def _memory_rows(hands: int, variant: str, through: str) -> list[dict]:
             env.reset(seed=rng.randrange(2**31))
             if done % (hands // 10) == 0:
                 gc.collect()
-                marks.append((_rss_mb(), cached()))
+                marks.append((_rss_mb(), peak(), cached()))
     else:
         st = new_game(variant, 2, seed=0)
         for done in range(1, hands + 1):
@@ -255,11 +266,10 @@ def _memory_rows(hands: int, variant: str, through: str) -> list[dict]:
                 st = new_game(variant, 2, seed=rng.randrange(2**62))
             if done % (hands // 10) == 0:
                 gc.collect()
-                marks.append((_rss_mb(), cached()))
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+                marks.append((_rss_mb(), peak(), cached()))
     return [dict(through=through, hands=hands // 10 * (i + 1), rss_mb=round(m, 1),
-                 peak_rss_mb=round(peak, 1), subset_sum_cache_entries=c)
-            for i, (m, c) in enumerate(marks)]
+                 peak_rss_mb=round(p, 1), subset_sum_cache_entries=c)
+            for i, (m, p, c) in enumerate(marks)]
 
 
 def bench_memory(hands=40_000, variant="casino") -> list[dict]:
