@@ -15,9 +15,16 @@ def test_missing_references_name_the_packages_and_the_fix(monkeypatch):
     """bench env/train stop at the start, naming what to install, when PettingZoo's classic
     references cannot import (pygame, rlcard are not PettingZoo dependencies)."""
     real = importlib.util.find_spec
+    gone = {"pygame", "rlcard"}
     monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name == "rlcard" else real(name, *a))
-    with pytest.raises(SystemExit, match=r"need rlcard: pip install -e \"\.\[bench\]\""):
+                        lambda name, *a: None if name in gone else real(name, *a))
+    with pytest.raises(SystemExit,
+                       match=r"need pygame and rlcard: pip install -e \"\.\[bench\]\""):
+        bench.require_references()
+    gone = {"rlcard"}  # (pygame present or not, only rlcard named)
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name in gone
+                        else object())
+    with pytest.raises(SystemExit, match=r"need rlcard: pip"):
         bench.require_references()
 
 
