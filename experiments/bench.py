@@ -204,78 +204,69 @@ def bench_env(steps=20_000, repeats=3, variants=None, players=(2,)) -> list[dict
     return rows
 
 
-def _rss_mb() -> float:
-    """Current resident memory (MB): /proc/self/statm on Linux, else the peak so far."""
-    import os
+def _status_mb(field: str) -> float:
+    """A memory figure of this process in MB from /proc/self/status (VmRSS: resident now;
+    VmHWM: peak, fresh after exec unlike ru_maxrss); ru_maxrss where there is no /proc."""
     import resource
 
     try:
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) / 1024
     except OSError:  # pragma: no cover - not Linux
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def _memory_rows(hands: int, variant: str, through: str) -> list[dict]:
     """Play ``hands`` random hands (engine calls, or random masked play through the wrapped
     ``env()``) and record resident memory at every tenth: flat means no growth."""
     import gc
-    import resource
 
     from casino_env.engine import sets
 
-    def peak() -> float:
-        """Peak RSS (MB): VmHWM on Linux (ru_maxrss keeps the parent's peak across exec)."""
-        try:
-            with open("/proc/self/status") as f:
-                for line in f:
-                    if line.startswith("VmHWM:"):
-                        return int(line.split()[1]) / 1024
-        except OSError:  # pragma: no cover - not Linux
-            pass
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-
-    def cached() -> int:
-        return sum(f.cache_info().currsize for f in (sets.groups, sets.partitions,
-                                                      sets.with_card))
-
     rng = random.Random(0)
-    marks = []
     if through == "env":  # one episode = one hand (the default)
         import casino_env
 
         env = casino_env.env(variant=variant)
         env.reset(seed=0)
-        for done in range(1, hands + 1):
+
+        def play_hand() -> None:
             while True:
                 obs, _, term, trunc, _ = env.last()
                 if term or trunc:
                     break
                 env.step(rng.choice(np.flatnonzero(obs["action_mask"]).tolist()))
             env.reset(seed=rng.randrange(2**31))
-            if done % (hands // 10) == 0:
-                gc.collect()
-                marks.append((_rss_mb(), peak(), cached()))
     else:
-        st = new_game(variant, 2, seed=0)
-        for done in range(1, hands + 1):
+        game = [new_game(variant, 2, seed=0)]
+
+        def play_hand() -> None:
+            st = game[0]
             before = st.hand_points
             while st.hand_points is before and not st.game_over:
                 st = apply_move(st, rng.choice(legal_moves(st)))
-            if st.game_over:
-                st = new_game(variant, 2, seed=rng.randrange(2**62))
-            if done % (hands // 10) == 0:
-                gc.collect()
-                marks.append((_rss_mb(), peak(), cached()))
-    return [dict(through=through, hands=hands // 10 * (i + 1), rss_mb=round(m, 1),
-                 peak_rss_mb=round(p, 1), subset_sum_cache_entries=c)
-            for i, (m, p, c) in enumerate(marks)]
+            game[0] = new_game(variant, 2, seed=rng.randrange(2**62)) if st.game_over else st
+
+    rows = []
+    for done in range(1, hands + 1):
+        play_hand()
+        if done % (hands // 10) == 0:
+            gc.collect()
+            rows.append(dict(through=through, hands=done, rss_mb=round(_status_mb("VmRSS"), 1),
+                             peak_rss_mb=round(_status_mb("VmHWM"), 1),
+                             subset_sum_cache_entries=sum(
+                                 f.cache_info().currsize
+                                 for f in (sets.groups, sets.partitions, sets.with_card))))
+    return rows
 
 
 def bench_memory(hands=40_000, variant="casino") -> list[dict]:
     """Resident memory over many random hands, engine and env, each in a fresh interpreter
     (so earlier benchmarks do not count). It grows only while the subset-sum caches of
-    ``engine.sets`` fill (bounded: 3 x 65,536 entries, full after about 10,000 hands), then
+    ``engine.sets`` fill (bounded: 3 x 65,536 entries, full after about 8,000 hands), then
     stays flat."""
     import subprocess
 

@@ -465,22 +465,17 @@ def _builds(out: list, r: Rules, st, table: Items, c: int, cv: int, V: int, vb, 
     # the V-build if there is one (C-build, C-build-extend, C-one-per-value).
     joins = vb is not None
     raisable = [b for b in st.builds if not b.multiple and b.value + cv <= V]
-    if ok is None and not raisable and not (joins and r.build_as_card):
-        # Crowded tables: the collections are distinct and none overlaps the V-build, so
-        # every one is a new build (no duplicate or ownership check needed).
-        for lm, single in table.with_card(cv, V):
-            if lm or vcards:  # the card alone is a trail, not a build
-                m = new(Move)
-                m.kind, m.played_mask, m.taken_mask, m.value = "build", cbit, lm | vcards, V
-                m.for_partner, m.orange, m.deck = for_partner, False, deck
-                m.multiple = joins or not single
-                append(m)
-        return
+    # The collections are distinct, so a taken set can repeat only when the V-build is also
+    # an item (V-build-as-card); ``made`` is otherwise kept only for the raises below.
+    track = bool(raisable) or (joins and r.build_as_card)
     for lm, single in table.with_card(cv, V):
         tm = lm | vcards  # (V-build-as-card: the V-build may also be an item of lm)
-        if not tm or tm in made or (ok is not None and not ok(tm)):
+        if not tm or (ok is not None and not ok(tm)):
             continue  # the card alone is a trail, not a build
-        made.add(tm)
+        if track:
+            if tm in made:
+                continue
+            made.add(tm)
         m = new(Move)
         m.kind, m.played_mask, m.taken_mask, m.value = "build", cbit, tm, V
         m.for_partner, m.orange, m.deck = for_partner, False, deck
