@@ -433,7 +433,8 @@ def train(cfg: dict, out: str | Path, runs: str | Path | None = None,
         venv.env_method("set_opponent", weighted_pool(cfg["opponents"]["pool"], snapshots))
         cb = TrainingCallback(cfg, out, runs, t_start, curve, snapshots)
         t0 = time.perf_counter()
-        if time.perf_counter() - t_start < 60 * cfg["run"]["time_limit_minutes"]:
+        if int(p["timesteps"]) > 0 and (time.perf_counter() - t_start
+                                         < 60 * cfg["run"]["time_limit_minutes"]):
             model.learn(int(p["timesteps"]), callback=cb, progress_bar=progress,
                         tb_log_name="ppo")
         ppo_seconds = time.perf_counter() - t0
@@ -463,6 +464,17 @@ def train(cfg: dict, out: str | Path, runs: str | Path | None = None,
     return log
 
 
+def _trained_text(cfg: dict, log: dict) -> str:
+    """What the training did, in words: PPO steps, cloning, or both."""
+    cloned = (f"cloning {log['bc']['decisions']:,} {cfg['bc']['teacher']} decisions"
+              if log.get("bc") else "")
+    steps = log["ppo"].get("timesteps", 0)
+    if not steps:
+        return f"{cloned} (behaviour cloning only, no PPO)" if cloned else "no training"
+    ppo = f"{steps:,} PPO steps at {log['ppo'].get('frames_per_second', 0):.0f} frames/s"
+    return f"{ppo} after {cloned}" if cloned else ppo
+
+
 def write_final(rows: list[dict], cfg: dict, out: Path, log: dict) -> None:
     """``eval_final.csv``/``.json``/``.md``: the saved model against each opponent."""
     with (out / "eval_final.csv").open("w", newline="") as f:
@@ -473,11 +485,7 @@ def write_final(rows: list[dict], cfg: dict, out: Path, log: dict) -> None:
     e = cfg["env"]
     lines = [f"# PPO agent, {e['variant']} {e['players']} players ({e['action_mode']} mode)",
              "",
-             f"Trained {log.get('train_minutes', 0):.1f} min: "
-             f"{log['ppo'].get('timesteps', 0):,} PPO steps at "
-             f"{log['ppo'].get('frames_per_second', 0):.0f} frames/s"
-             + (f" after cloning {log['bc']['decisions']:,} {cfg['bc']['teacher']} decisions"
-                if log.get("bc") else "") + ".",
+             f"Trained {log.get('train_minutes', 0):.1f} min: " + _trained_text(cfg, log) + ".",
              "",
              "Single hands on duplicate deals (each deal played from both seats), the agent "
              "choosing the argmax move. Win rate counts draws as half; paired = t interval over "
