@@ -251,25 +251,34 @@ def plot_curve(rows: list[dict], path: Path) -> None:
         rs = [r for r in rows if r["opponent"] == opp]
         x = [r["minutes"] for r in rs]
         c = colors.get(opp)
-        axes[0].plot(x, [r["win_rate"] for r in rs], "o-", color=c, label=opp, ms=3)
-        axes[0].fill_between(x, [r["wilson_lo"] for r in rs], [r["wilson_hi"] for r in rs],
-                             color=c, alpha=0.15)
-        axes[1].plot(x, [r["diff_per_hand"] for r in rs], "o-", color=c, label=opp, ms=3)
-        axes[1].fill_between(x, [r["diff_lo"] for r in rs], [r["diff_hi"] for r in rs],
-                             color=c, alpha=0.15)
+        for ax, y, lo, hi in ((axes[0], "win_rate", "wilson_lo", "wilson_hi"),
+                              (axes[1], "diff_per_hand", "diff_lo", "diff_hi")):
+            ys = [r[y] for r in rs]
+            if len(rs) == 1:  # one evaluation (behaviour cloning only): a point with its bar
+                ax.errorbar(x, ys, yerr=[[ys[0] - rs[0][lo]], [rs[0][hi] - ys[0]]], fmt="o",
+                            color=c, label=opp, ms=4, capsize=4)
+            else:
+                ax.plot(x, ys, "o-", color=c, label=opp, ms=3)
+                ax.fill_between(x, [r[lo] for r in rs], [r[hi] for r in rs], color=c,
+                                alpha=0.15)
     axes[0].axhline(0.5, color="grey", lw=1, ls="--")
     axes[0].axhline(0.95, color="grey", lw=1, ls=":")
     axes[0].set_ylim(0, 1.02)
     axes[0].set_ylabel("hands won (draws half), 95% Wilson band")
     axes[1].axhline(0, color="grey", lw=1)
     axes[1].set_ylabel("points per hand, PPO - opponent (95% CI)")
+    xs = [r["minutes"] for r in rows]
     for ax in axes:
         ax.set_xlabel("wall-clock minutes (behaviour cloning from 0, then PPO)")
+        ax.ticklabel_format(axis="x", useOffset=False)
+        if xs and max(xs) - min(xs) < 0.5:  # a single evaluation: give it some room
+            ax.set_xlim(min(xs) - 1, max(xs) + 1)
         ax.legend(fontsize=8)
         ax.grid(alpha=0.3)
     steps = [r["timesteps"] for r in rows]
     if steps:
-        fig.suptitle(f"learning curve ({max(steps):,} PPO steps)", fontsize=10)
+        fig.suptitle(f"learning curve ({max(steps):,} PPO steps)" if max(steps) else
+                     "after behaviour cloning (no PPO)", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
