@@ -236,6 +236,44 @@ def write_curve(rows: list[dict], out: Path) -> None:
         print(f"learning curve plot failed: {exc}", file=sys.stderr)
 
 
+BC_FIELDS = ("epoch", "train_ce", "holdout_ce", "holdout_accuracy", "train_value_mse",
+             "holdout_value_mse", "seconds")
+
+
+def write_bc_curve(epochs: list[dict], out: Path) -> None:
+    """``bc_curve.csv`` and ``bc_curve.png``: behaviour cloning's loss and held-out agreement
+    with the teacher per epoch (the learning curve of the cloning phase)."""
+    if not epochs:
+        return
+    with (out / "bc_curve.csv").open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=BC_FIELDS, extrasaction="ignore")
+        w.writeheader()
+        for e in epochs:
+            w.writerow({k: (f"{v:.5g}" if isinstance(v, float) else v) for k, v in e.items()})
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        x = [e["epoch"] for e in epochs]
+        fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+        axes[0].plot(x, [e["train_ce"] for e in epochs], "o-", ms=3, label="train")
+        axes[0].plot(x, [e["holdout_ce"] for e in epochs], "o-", ms=3, label="held out")
+        axes[0].set_ylabel("cross-entropy to the teacher's move")
+        axes[1].plot(x, [e["holdout_accuracy"] for e in epochs], "o-", ms=3, color="#c44e52")
+        axes[1].set_ylabel("held-out agreement with the teacher")
+        for ax in axes:
+            ax.set_xlabel("behaviour cloning epoch")
+            ax.grid(alpha=0.3)
+        axes[0].legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(out / "bc_curve.png", dpi=110)
+        plt.close(fig)
+    except Exception as exc:  # a plot must never stop a training run
+        print(f"behaviour cloning plot failed: {exc}", file=sys.stderr)
+
+
 def plot_curve(rows: list[dict], path: Path) -> None:
     """Hands won (Wilson 95% band) and point difference per hand against each opponent, over
     wall-clock minutes (timesteps on the top axis of the first panel)."""
@@ -414,6 +452,7 @@ def train(cfg: dict, out: str | Path, runs: str | Path | None = None,
                                 progress=progress, log=epochs_log.append,
                                 temperature=float(b.get("temperature") or 0.0))
             t2 = time.perf_counter()
+            write_bc_curve(epochs_log, out)
             log["bc"] = {"decisions": len(demos), "collect_seconds": t1 - t0,
                          "decisions_per_second": len(demos) / (t1 - t0),
                          "fit_seconds": t2 - t1, "epochs": epochs_log, **stats}
