@@ -75,9 +75,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
                  partnerships: bool | None = None, action_mode: str = "compose",
                  episode: str = "hand", reward: str = "points", render_mode: str | None = None,
                  auto_forced: bool = False, max_moves: int = DEFAULT_MAX_MOVES,
-                 max_table: int | None = DEFAULT_MAX_TABLE, **switches) -> None:
+                 max_table: int | None = DEFAULT_MAX_TABLE, observation: str = "full",
+                 **switches) -> None:
         EzPickle.__init__(self, variant, players, partnerships, action_mode, episode, reward,
-                          render_mode, auto_forced, max_moves, max_table, **switches)
+                          render_mode, auto_forced, max_moves, max_table, observation,
+                          **switches)
         super().__init__()
         for name, value, allowed in (("action_mode", action_mode, ACTION_MODES),
                                      ("episode", episode, EPISODES),
@@ -103,7 +105,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         self.auto_forced = auto_forced
         self.max_moves = max_moves
         self.compose = action_mode == "compose"
-        self.layout = Layout(self.rules, self.compose)
+        self.layout = Layout(self.rules, self.compose, observation)
+        self.observation = observation
         self._obs = np.zeros(self.layout.size, np.float32)  # encoded view, reused
         self._obs_state = self._obs_seat = None
         n = self.rules.players
