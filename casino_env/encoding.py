@@ -390,12 +390,16 @@ class Layout:
     def encode_compose(self, st: State, prefix: list[int], out: np.ndarray) -> None:
         """Write the move composed so far into ``out``, a fresh copy of ``encode``'s output
         (compact: the played cards' hand slots are changed too)."""
+        out[self._compose_start:self.offset["c_selected"] + N_CARDS] = 0
+        self.add_tokens(st, prefix, out)
+
+    def add_tokens(self, st: State, tokens: list[int], out: np.ndarray) -> None:
+        """Mark ``tokens``, taken after those already in ``out``, in its compose segments."""
         o = self.offset
         ok, ovl, osl = o["c_kind"], o["c_value"], o["c_selected"]
-        out[self._compose_start:osl + N_CARDS] = 0
         played = o["hand"] if self.compact else o["c_played"]
         mark = 0.5 if self.compact else 1.0
-        for t in prefix:
+        for t in tokens:
             if t < SELECT:
                 out[played + t - PLAY] = mark
             elif t < TRAIL:

@@ -140,3 +140,26 @@ def test_ppo_agent_plays_a_model_trained_on_the_compact_view(tmp_path):
     assert final.hand_points is not None and len(hands) == 1 and moves >= 48
     with pytest.raises(ValueError, match="expects observations of size 284"):
         PPOAgent(agent.policy, {**agent.env_config, "observation": "full"})
+
+
+@pytest.mark.parametrize("observation", ["full", "compact"])
+def test_compose_observations_match_a_fresh_encoding_at_every_sub_step(observation):
+    """The env extends the mover's compose view one sub-action at a time; it must equal
+    encoding the state and the whole prefix from scratch, whoever was observed in between."""
+    e = casino_env.raw_env(variant="royal", observation=observation)
+    e.reset(seed=11)
+    lay, rng = e.layout, np.random.default_rng(0)
+    fresh = np.zeros(lay.size, np.float32)
+    for _ in range(600):
+        if not e.agents:
+            e.reset()
+        agent = e.agent_selection
+        other = next(a for a in e.possible_agents if a != agent)
+        e.observe(other)  # rewrites the cached base view for the other seat
+        obs = e.observe(agent)
+        lay.encode(e.state, e._seat[agent], fresh)
+        done = e.terminations[agent] or e.truncations[agent]
+        if not done:  # (a finished hand shows no move in progress)
+            lay.encode_compose(e.state, e._composer.prefix, fresh)
+        np.testing.assert_array_equal(obs["observation"], fresh)
+        e.step(None if done else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
