@@ -86,7 +86,13 @@ def baselines_table() -> str:
             continue
         found = True
         log = json.loads((folder / "train_log.json").read_text())
-        trained = f"{log['train_minutes']:.0f} min, {log['ppo']['timesteps'] / 1e3:.0f}k steps"
+        parts = []
+        if log.get("bc"):
+            teacher = json.loads((folder / "config.json").read_text())["bc"]["teacher"]
+            parts.append(f"cloned {log['bc']['decisions'] / 1e3:.0f}k {teacher} decisions")
+        if log["ppo"]["timesteps"] or not parts:
+            parts.append(f"{log['ppo']['timesteps'] / 1e3:.0f}k PPO steps")
+        trained = f"{log['train_minutes']:.0f} min: " + " + ".join(parts)
         cells = []
         for o in BASELINE_OPPONENTS:
             r = rows.get(o)

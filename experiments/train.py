@@ -241,6 +241,44 @@ def write_curve(rows: list[dict], out: Path) -> None:
         print(f"learning curve plot failed: {exc}", file=sys.stderr)
 
 
+BC_FIELDS = ("epoch", "train_ce", "holdout_ce", "holdout_accuracy", "train_value_mse",
+             "holdout_value_mse", "seconds")
+
+
+def write_bc_curve(epochs: list[dict], out: Path) -> None:
+    """``bc_curve.csv`` and ``bc_curve.png``: behaviour cloning's loss and held-out agreement
+    with the teacher per epoch (the learning curve of the cloning phase)."""
+    if not epochs:
+        return
+    with (out / "bc_curve.csv").open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=BC_FIELDS, extrasaction="ignore")
+        w.writeheader()
+        for e in epochs:
+            w.writerow({k: (f"{v:.5g}" if isinstance(v, float) else v) for k, v in e.items()})
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        x = [e["epoch"] for e in epochs]
+        fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+        axes[0].plot(x, [e["train_ce"] for e in epochs], "o-", ms=3, label="train")
+        axes[0].plot(x, [e["holdout_ce"] for e in epochs], "o-", ms=3, label="held out")
+        axes[0].set_ylabel("cross-entropy to the teacher's move")
+        axes[1].plot(x, [e["holdout_accuracy"] for e in epochs], "o-", ms=3, color="#c44e52")
+        axes[1].set_ylabel("held-out agreement with the teacher")
+        for ax in axes:
+            ax.set_xlabel("behaviour cloning epoch")
+            ax.grid(alpha=0.3)
+        axes[0].legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(out / "bc_curve.png", dpi=110)
+        plt.close(fig)
+    except Exception as exc:  # a plot must never stop a training run
+        print(f"behaviour cloning plot failed: {exc}", file=sys.stderr)
+
+
 def plot_curve(rows: list[dict], path: Path) -> None:
     """Hands won (Wilson 95% band) and point difference per hand against each opponent, over
     wall-clock minutes (timesteps on the top axis of the first panel)."""
@@ -256,25 +294,34 @@ def plot_curve(rows: list[dict], path: Path) -> None:
         rs = [r for r in rows if r["opponent"] == opp]
         x = [r["minutes"] for r in rs]
         c = colors.get(opp)
-        axes[0].plot(x, [r["win_rate"] for r in rs], "o-", color=c, label=opp, ms=3)
-        axes[0].fill_between(x, [r["wilson_lo"] for r in rs], [r["wilson_hi"] for r in rs],
-                             color=c, alpha=0.15)
-        axes[1].plot(x, [r["diff_per_hand"] for r in rs], "o-", color=c, label=opp, ms=3)
-        axes[1].fill_between(x, [r["diff_lo"] for r in rs], [r["diff_hi"] for r in rs],
-                             color=c, alpha=0.15)
+        for ax, y, lo, hi in ((axes[0], "win_rate", "wilson_lo", "wilson_hi"),
+                              (axes[1], "diff_per_hand", "diff_lo", "diff_hi")):
+            ys = [r[y] for r in rs]
+            if len(rs) == 1:  # one evaluation (behaviour cloning only): a point with its bar
+                ax.errorbar(x, ys, yerr=[[ys[0] - rs[0][lo]], [rs[0][hi] - ys[0]]], fmt="o",
+                            color=c, label=opp, ms=4, capsize=4)
+            else:
+                ax.plot(x, ys, "o-", color=c, label=opp, ms=3)
+                ax.fill_between(x, [r[lo] for r in rs], [r[hi] for r in rs], color=c,
+                                alpha=0.15)
     axes[0].axhline(0.5, color="grey", lw=1, ls="--")
     axes[0].axhline(0.95, color="grey", lw=1, ls=":")
     axes[0].set_ylim(0, 1.02)
     axes[0].set_ylabel("hands won (draws half), 95% Wilson band")
     axes[1].axhline(0, color="grey", lw=1)
     axes[1].set_ylabel("points per hand, PPO - opponent (95% CI)")
+    xs = [r["minutes"] for r in rows]
     for ax in axes:
         ax.set_xlabel("wall-clock minutes (behaviour cloning from 0, then PPO)")
+        ax.ticklabel_format(axis="x", useOffset=False)
+        if xs and max(xs) - min(xs) < 0.5:  # a single evaluation: give it some room
+            ax.set_xlim(min(xs) - 1, max(xs) + 1)
         ax.legend(fontsize=8)
         ax.grid(alpha=0.3)
     steps = [r["timesteps"] for r in rows]
     if steps:
-        fig.suptitle(f"learning curve ({max(steps):,} PPO steps)", fontsize=10)
+        fig.suptitle(f"learning curve ({max(steps):,} PPO steps)" if max(steps) else
+                     "after behaviour cloning (no PPO)", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -410,6 +457,7 @@ def train(cfg: dict, out: str | Path, runs: str | Path | None = None,
                                 progress=progress, log=epochs_log.append,
                                 temperature=float(b.get("temperature") or 0.0))
             t2 = time.perf_counter()
+            write_bc_curve(epochs_log, out)
             log["bc"] = {"decisions": len(demos), "collect_seconds": t1 - t0,
                          "decisions_per_second": len(demos) / (t1 - t0),
                          "fit_seconds": t2 - t1, "epochs": epochs_log, **stats}
@@ -438,7 +486,8 @@ def train(cfg: dict, out: str | Path, runs: str | Path | None = None,
         venv.env_method("set_opponent", weighted_pool(cfg["opponents"]["pool"], snapshots))
         cb = TrainingCallback(cfg, out, runs, t_start, curve, snapshots)
         t0 = time.perf_counter()
-        if time.perf_counter() - t_start < 60 * cfg["run"]["time_limit_minutes"]:
+        if int(p["timesteps"]) > 0 and (time.perf_counter() - t_start
+                                         < 60 * cfg["run"]["time_limit_minutes"]):
             model.learn(int(p["timesteps"]), callback=cb, progress_bar=progress,
                         tb_log_name="ppo")
         ppo_seconds = time.perf_counter() - t0
@@ -468,6 +517,17 @@ def train(cfg: dict, out: str | Path, runs: str | Path | None = None,
     return log
 
 
+def _trained_text(cfg: dict, log: dict) -> str:
+    """What the training did, in words: PPO steps, cloning, or both."""
+    cloned = (f"cloning {log['bc']['decisions']:,} {cfg['bc']['teacher']} decisions"
+              if log.get("bc") else "")
+    steps = log["ppo"].get("timesteps", 0)
+    if not steps:
+        return f"{cloned} (behaviour cloning only, no PPO)" if cloned else "no training"
+    ppo = f"{steps:,} PPO steps at {log['ppo'].get('frames_per_second', 0):.0f} frames/s"
+    return f"{ppo} after {cloned}" if cloned else ppo
+
+
 def write_final(rows: list[dict], cfg: dict, out: Path, log: dict) -> None:
     """``eval_final.csv``/``.json``/``.md``: the saved model against each opponent."""
     with (out / "eval_final.csv").open("w", newline="") as f:
@@ -478,11 +538,7 @@ def write_final(rows: list[dict], cfg: dict, out: Path, log: dict) -> None:
     e = cfg["env"]
     lines = [f"# PPO agent, {e['variant']} {e['players']} players ({e['action_mode']} mode)",
              "",
-             f"Trained {log.get('train_minutes', 0):.1f} min: "
-             f"{log['ppo'].get('timesteps', 0):,} PPO steps at "
-             f"{log['ppo'].get('frames_per_second', 0):.0f} frames/s"
-             + (f" after cloning {log['bc']['decisions']:,} {cfg['bc']['teacher']} decisions"
-                if log.get("bc") else "") + ".",
+             f"Trained {log.get('train_minutes', 0):.1f} min: " + _trained_text(cfg, log) + ".",
              "",
              "Single hands on duplicate deals (each deal played from both seats), the agent "
              "choosing the argmax move. Win rate counts draws as half; paired = t interval over "

@@ -47,6 +47,29 @@ def tiny_config(mode: str, variant: str = "casino") -> dict:
     })
 
 
+def test_behaviour_cloning_only_run(tmp_path):
+    """ppo.timesteps = 0 (the baselines' configs): the cloned policy is saved, evaluated and
+    described as such, with no PPO step taken."""
+    cfg = tiny_config("enumerate")
+    cfg["ppo"]["timesteps"] = 0
+    cfg["bc"].update(teacher="greedy", decisions=300)
+    out = tmp_path / "out"
+    log = train(cfg, out, tmp_path / "runs")
+    assert log["ppo"]["timesteps"] == 0 and log["bc"]["decisions"] == 300
+    assert 0 < log["bc"]["holdout_accuracy"] <= 1
+    text = (out / "eval_final.md").read_text()
+    assert "cloning 300 greedy decisions (behaviour cloning only, no PPO)" in text
+    phases = {line.split(",")[2] for line in (out / "learning_curve.csv").read_text()
+              .splitlines()[1:]}
+    assert phases == {"bc"}
+    bc_rows = (out / "bc_curve.csv").read_text().splitlines()
+    assert bc_rows[0].startswith("epoch,train_ce,holdout_ce,holdout_accuracy")
+    assert len(bc_rows) == 1 + cfg["bc"]["epochs"]
+    res = play_match([make_agent(f"ppo:{out / 'model.zip'}", seed=0), "random"], "casino", 2,
+                     deals=1, seed=3, mode="hand")
+    assert len(res.records) == 2
+
+
 @pytest.mark.parametrize("mode", ["enumerate", "compose"])
 def test_tiny_training_run_saves_a_model_that_plays(tmp_path, mode):
     cfg = tiny_config(mode)
@@ -56,7 +79,8 @@ def test_tiny_training_run_saves_a_model_that_plays(tmp_path, mode):
     assert time.perf_counter() - t0 < 60
     assert log["ppo"]["timesteps"] >= 2048 and log["bc"]["decisions"] == 600
     for name in ("model.zip", "model.json", "config.json", "learning_curve.csv",
-                 "learning_curve.png", "eval_final.md", "eval_final.csv", "train_log.json"):
+                 "learning_curve.png", "eval_final.md", "eval_final.csv", "train_log.json",
+                 "bc_curve.csv", "bc_curve.png"):
         assert (out / name).exists(), name
     assert json.loads((out / "model.json").read_text())["action_mode"] == mode
     assert list((runs / "checkpoints").glob("step_*.zip"))
