@@ -68,7 +68,7 @@ LOGIT_PAD = -1e8  # logits of the empty move slots (masked anyway)
 
 # Environment settings a model needs to rebuild its observations (saved beside the model).
 ENV_KEYS = ("variant", "players", "partnerships", "action_mode", "max_moves", "auto_forced",
-            "switches", "hints")
+            "switches", "hints", "observation")
 
 # Optional per-move inputs ("hints"): the heuristic's one-ply evaluation of each move.
 HINT_DIM = 3
@@ -348,7 +348,7 @@ class PPOAgent(Agent):
         self.compose = cfg["action_mode"] == "compose"
         self.auto_forced = bool(cfg.get("auto_forced", True))
         self.max_moves = int(cfg.get("max_moves") or 128)
-        self.layout = Layout(self.rules, self.compose)
+        self.layout = Layout(self.rules, self.compose, cfg.get("observation") or "full")
         self.hints = cfg.get("hints")
         self._heuristic = None
         if self.hints:

@@ -75,9 +75,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
                  partnerships: bool | None = None, action_mode: str = "compose",
                  episode: str = "hand", reward: str = "points", render_mode: str | None = None,
                  auto_forced: bool = False, max_moves: int = DEFAULT_MAX_MOVES,
-                 max_table: int | None = DEFAULT_MAX_TABLE, **switches) -> None:
+                 max_table: int | None = DEFAULT_MAX_TABLE, observation: str = "full",
+                 **switches) -> None:
         EzPickle.__init__(self, variant, players, partnerships, action_mode, episode, reward,
-                          render_mode, auto_forced, max_moves, max_table, **switches)
+                          render_mode, auto_forced, max_moves, max_table, observation,
+                          **switches)
         super().__init__()
         for name, value, allowed in (("action_mode", action_mode, ACTION_MODES),
                                      ("episode", episode, EPISODES),
@@ -103,9 +105,13 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         self.auto_forced = auto_forced
         self.max_moves = max_moves
         self.compose = action_mode == "compose"
-        self.layout = Layout(self.rules, self.compose)
+        self.layout = Layout(self.rules, self.compose, observation)
+        self.observation = observation
         self._obs = np.zeros(self.layout.size, np.float32)  # encoded view, reused
         self._obs_state = self._obs_seat = None
+        # the mover's view with the sub-actions taken so far (extended one token at a time)
+        self._cobs = np.zeros(self.layout.size, np.float32)
+        self._cobs_of, self._cobs_n = None, 0
         n = self.rules.players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agents = self.possible_agents[:]
@@ -194,11 +200,20 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         if self._obs_state is not st or self._obs_seat != seat:
             self.layout.encode(st, seat, self._obs)
             self._obs_state, self._obs_seat = st, seat
-        obs = self._obs.copy()
         mine = seat == st.current and not (self.terminations.get(agent, True)
                                            or self.truncations.get(agent, True))
-        if self.compose and mine and self._composer.prefix:  # (empty: already zeros)
-            self.layout.encode_compose(st, self._composer.prefix, obs)
+        if self.compose and mine and self._composer.prefix:  # (empty: the base view)
+            comp, c = self._composer, self._cobs
+            prefix = comp.prefix
+            if self._cobs_of is not comp or self._cobs_n > len(prefix):
+                c[:] = self._obs  # (the base view of this state and seat)
+                self._cobs_of, self._cobs_n = comp, 0
+            if self._cobs_n < len(prefix):
+                self.layout.add_tokens(st, prefix[self._cobs_n:], c)
+                self._cobs_n = len(prefix)
+            obs = c.copy()
+        else:
+            obs = self._obs.copy()
         out = {"observation": obs,
                "action_mask": self._mask.copy() if mine else np.zeros(self.n_actions, np.int8)}
         if not self.compose:

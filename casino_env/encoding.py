@@ -212,23 +212,47 @@ class Composer:
 
 # -- observation layout -------------------------------------------------------------------------
 
-class Layout:
-    """Named segments of the flat observation vector for one (rules, action mode)."""
+OBSERVATIONS = ("full", "compact")
 
-    def __init__(self, rules, compose: bool) -> None:
+
+class Layout:
+    """Named segments of the flat observation vector for one (rules, action mode, kind).
+
+    ``kind="full"`` (the default) gives every card set its own 52-slot plane (one per build
+    value, pile and seat) plus the rules in force; ``kind="compact"`` folds them into signed
+    per-card planes (table: loose 1, in a build of value v -v/14; piles: mine 1, others' -1;
+    hand: 0.5 once played in the move being composed) and leaves out the static rules and the
+    segments the rules cannot use: about a quarter of the size (284 features for 2-player
+    casino in compose mode against 1,227), for MLP policies whose first layer is the cost."""
+
+    def __init__(self, rules, compose: bool, kind: str = "full") -> None:
+        if kind not in OBSERVATIONS:
+            raise ValueError(f"observation must be one of {', '.join(OBSERVATIONS)}, "
+                             f"got {kind!r}")
         n, s = rules.players, rules.sides
         self.rules = rules
+        self.kind = kind
+        self.compact = kind == "compact"
         self.segments: list[tuple[str, int, int, str]] = []
         add = self._add
-        add("hand", N_CARDS, "own hand (card ids)")
-        add("loose", N_CARDS, "loose table cards")
-        add("builds", MAX_VALUE * N_CARDS, "row v-1: cards of the build of value v")
+        if self.compact:
+            add("hand", N_CARDS, "own hand (card ids); compose: 0.5 for a card played in "
+                "the move being composed")
+            add("table", N_CARDS, "loose table card 1; card in a build of value v: -v/14")
+        else:
+            add("hand", N_CARDS, "own hand (card ids)")
+            add("loose", N_CARDS, "loose table cards")
+            add("builds", MAX_VALUE * N_CARDS, "row v-1: cards of the build of value v")
         add("build_multiple", MAX_VALUE, "build of value v is multiple")
         add("build_owner", MAX_VALUE * n, "row v-1: owner of the build of value v, "
             "relative seat one-hot (0 = me)")
-        add("piles", s * N_CARDS, "row k: cards captured by side (my side + k)")
-        add("known_hands", (n - 1) * N_CARDS, "row k: cards of seat (me + k + 1) I can see "
-            "(exposed hands; zero otherwise)")
+        if self.compact:
+            add("piles", N_CARDS, "captured cards: 1 by my side, -1 by another side")
+        else:
+            add("piles", s * N_CARDS, "row k: cards captured by side (my side + k)")
+        if not self.compact or rules.nagy:
+            add("known_hands", (n - 1) * N_CARDS, "row k: cards of seat (me + k + 1) I can "
+                "see (exposed hands; zero otherwise)")
         add("hand_sizes", n, "cards in hand per relative seat / 8")
         add("stock", 1, "cards left in the stock / 52")
         add("last_deal", 1, "1 when the stock is empty (the last deal is in hand)")
@@ -240,15 +264,18 @@ class Layout:
             "sweeps, calls) / target (clipped to -1..1)")
         add("flags", 3, "I may call a missed orange; I play again after this move (Nagy); "
             "this is the game's first hand")
-        add("proven", n * MAX_VALUE, "row k: values seat (me + k) provably holds "
-            "(V-partner-build)")
-        add("variant", len(VARIANTS), "preset one-hot: " + ", ".join(VARIANTS))
-        add("switches", len(BOOL_SWITCHES), "rule switches in force: "
-            + ", ".join(BOOL_SWITCHES))
-        add("target", 1, "target / 100 (clipped)")
+        if not self.compact or rules.partner_build:
+            add("proven", n * MAX_VALUE, "row k: values seat (me + k) provably holds "
+                "(V-partner-build)")
+        if not self.compact:
+            add("variant", len(VARIANTS), "preset one-hot: " + ", ".join(VARIANTS))
+            add("switches", len(BOOL_SWITCHES), "rule switches in force: "
+                + ", ".join(BOOL_SWITCHES))
+            add("target", 1, "target / 100 (clipped)")
         self.compose = compose
         if compose:
-            add("c_played", N_CARDS, "compose: hand cards played so far this move")
+            if not self.compact:
+                add("c_played", N_CARDS, "compose: hand cards played so far this move")
             add("c_kind", 3, "compose: kind chosen (trail, capture, build)")
             add("c_value", MAX_VALUE, "compose: build value declared")
             add("c_selected", N_CARDS, "compose: table cards selected so far")
@@ -260,6 +287,9 @@ class Layout:
             static[len(VARIANTS) + i] = float(getattr(rules, k, False))
         static[-1] = min(rules.target / 100, 1.0)
         self.static = static
+        # compose segments: one contiguous run from the first to the end
+        self._compose_start = (self.offset["c_kind" if self.compact else "c_played"]
+                               if compose else self.size)
 
     def markdown(self) -> str:
         """The layout as a markdown table (docs/environment.md is checked against it)."""
@@ -278,21 +308,32 @@ class Layout:
         n, s = r.players, r.sides
         o = self.offset
         out.fill(0)
-        # Every 52-card segment (offset, card mask) is unpacked in one numpy call.
-        segs = [(o["hand"], st.hands[seat]), (o["loose"], st.loose)]
-        ob, om, oo = o["builds"], o["build_multiple"], o["build_owner"]
+        my_side = r.side(seat)
+        # Every 52-card plane (offset, card mask) is unpacked in one numpy call.
+        segs = [(o["hand"], st.hands[seat])]
+        om, oo = o["build_multiple"], o["build_owner"]
+        if self.compact:
+            segs.append((o["table"], st.loose))
+            mine = others = 0
+            for side in range(s):
+                if side == my_side:
+                    mine = st.piles[side]
+                else:
+                    others |= st.piles[side]
+            segs.append((o["piles"], mine))
+        else:
+            segs.append((o["loose"], st.loose))
+            ob = o["builds"]
         for b in st.builds:
             row = b.value - 1
-            segs.append((ob + row * N_CARDS, b.cards))
+            if not self.compact:
+                segs.append((ob + row * N_CARDS, b.cards))
             out[om + row] = b.multiple
             out[oo + row * n + (b.owner - seat) % n] = 1
-        my_side = r.side(seat)
-        op = o["piles"]
-        for side in range(s):
-            segs.append((op + ((side - my_side) % s) * N_CARDS, st.piles[side]))
-        oh = o["hand_sizes"]
-        for other in range(n):
-            out[oh + (other - seat) % n] = st.hands[other].bit_count() / 8
+        if not self.compact:
+            op = o["piles"]
+            for side in range(s):
+                segs.append((op + ((side - my_side) % s) * N_CARDS, st.piles[side]))
         exposed = exposed_seats(st)
         if exposed:
             ok_ = o["known_hands"]
@@ -306,6 +347,17 @@ class Layout:
                              bitorder="little").reshape(len(segs), 64)
         for k, (start, _) in enumerate(segs):
             out[start:start + N_CARDS] = bits[k, :N_CARDS]
+        if self.compact:
+            ot, op = o["table"], o["piles"]
+            for b in st.builds:
+                v = -b.value / MAX_VALUE
+                for c in bit_list(b.cards):
+                    out[ot + c] = v
+            for c in bit_list(others):
+                out[op + c] = -1.0
+        oh = o["hand_sizes"]
+        for other in range(n):
+            out[oh + (other - seat) % n] = st.hands[other].bit_count() / 8
         if st.events:
             ob_ = o["bonus"]
             for side, _, pts in st.events:
@@ -331,17 +383,25 @@ class Layout:
                 for v in range(1, MAX_VALUE + 1):
                     if p >> v & 1:
                         out[opv + ((other - seat) % n) * MAX_VALUE + v - 1] = 1
-        ov = o["variant"]
-        out[ov:ov + len(self.static)] = self.static
+        if not self.compact:
+            ov = o["variant"]
+            out[ov:ov + len(self.static)] = self.static
 
     def encode_compose(self, st: State, prefix: list[int], out: np.ndarray) -> None:
-        """Write the move composed so far into the compose segments of ``out``."""
+        """Write the move composed so far into ``out``, a fresh copy of ``encode``'s output
+        (compact: the played cards' hand slots are changed too)."""
+        out[self._compose_start:self.offset["c_selected"] + N_CARDS] = 0
+        self.add_tokens(st, prefix, out)
+
+    def add_tokens(self, st: State, tokens: list[int], out: np.ndarray) -> None:
+        """Mark ``tokens``, taken after those already in ``out``, in its compose segments."""
         o = self.offset
-        op, ok, ovl, osl = o["c_played"], o["c_kind"], o["c_value"], o["c_selected"]
-        out[op:osl + N_CARDS] = 0
-        for t in prefix:
+        ok, ovl, osl = o["c_kind"], o["c_value"], o["c_selected"]
+        played = o["hand"] if self.compact else o["c_played"]
+        mark = 0.5 if self.compact else 1.0
+        for t in tokens:
             if t < SELECT:
-                out[op + t - PLAY] = 1
+                out[played + t - PLAY] = mark
             elif t < TRAIL:
                 c = t - SELECT
                 cards = 1 << c

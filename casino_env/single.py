@@ -35,7 +35,8 @@ def _make_opponent(spec, seed: int):
 
 class CasinoEnv(gymnasium.Env):
     """One learning seat against opponents; observation is the flat vector of the AEC
-    environment (or the whole dict with ``dict_obs=True``), reward is the learner's. A
+    environment (or the whole dict with ``dict_obs=True``; ``observation="compact"`` for the
+    smaller layout, faster to train an MLP on), reward is the learner's. A
     masked-out action ends the episode with ``illegal_reward`` (or raises, with
     ``illegal="raise"``). ``render_mode="rgb_array"`` draws the table as the learner sees it
     (for gymnasium's ``RecordVideo``)."""
@@ -48,11 +49,13 @@ class CasinoEnv(gymnasium.Env):
                  episode: str = "hand", reward: str = "points", auto_forced: bool = True,
                  dict_obs: bool = False, render_mode: str | None = None,
                  max_moves: int = 128, illegal: str = "terminate",
-                 illegal_reward: float = -1.0, **switches) -> None:
+                 illegal_reward: float = -1.0, observation: str = "full",
+                 **switches) -> None:
         super().__init__()
         self.raw = raw_env(variant=variant, players=players, partnerships=partnerships,
                            action_mode=action_mode, episode=episode, reward=reward,
-                           auto_forced=auto_forced, max_moves=max_moves, **switches)
+                           auto_forced=auto_forced, max_moves=max_moves,
+                           observation=observation, **switches)
         if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, int)
                                  or not 0 <= seat < players):
             raise ValueError(f"seat must be 'random' or a seat 0..{players - 1}, got {seat!r}")

@@ -110,26 +110,36 @@ def _ppo_fps(make_env, n_envs: int, vec: str, frames: int) -> float:
 def bench_train(quick: bool = False) -> list[dict]:
     """MaskablePPO frames/s on the single-agent view (compose mode, random opponent) with one
     env and with 8 vectorised envs (batched inference; in-process and in 2 worker processes),
-    and on the connect-four reference measured the same way in the same run."""
+    for the full and the compact observation, and on the connect-four reference measured the
+    same way in the same run. ``vs_single_env``: against one env of the same observation."""
     from casino_env.single import CasinoEnv
     from experiments.bench import require_references
 
     require_references()
     torch.set_num_threads(1)
     frames = 2048 if quick else 8192
-    jobs = [("connect_four_v3 (reference)", ConnectFourVsRandom, 1, "dummy"),
-            ("casino 2p, 1 env", lambda: CasinoEnv("casino", opponent="random"), 1, "dummy"),
+
+    def casino(observation: str = "full"):
+        return lambda: CasinoEnv("casino", opponent="random", observation=observation)
+
+    # (label, make, n_envs, vec, observation)
+    jobs = [("connect_four_v3 (reference)", ConnectFourVsRandom, 1, "dummy", ""),
+            ("casino 2p, 1 env", casino(), 1, "dummy", "full"),
             ("casino 2p, 1 env, observation cut to 84 features (diagnostic)",
-             lambda: _Narrow(CasinoEnv("casino", opponent="random"), 84), 1, "dummy"),
-            ("casino 2p, 1 env, observation cut to 300 features (diagnostic)",
-             lambda: _Narrow(CasinoEnv("casino", opponent="random"), 300), 1, "dummy"),
-            ("casino 2p, 8 envs", lambda: CasinoEnv("casino", opponent="random"), 8, "dummy"),
-            ("casino 2p, 8 envs in 2 processes",
-             lambda: CasinoEnv("casino", opponent="random"), 8, "subproc")]
-    fps = {name: _ppo_fps(make, n, vec, frames) for name, make, n, vec in jobs}
-    ref, single = fps[jobs[0][0]], fps[jobs[1][0]]
-    return [dict(setting=name, frames_per_s=round(v), vs_connect_four=round(v / ref, 2),
-                 vs_single_env=round(v / single, 2)) for name, v in fps.items()]
+             lambda: _Narrow(CasinoEnv("casino", opponent="random"), 84), 1, "dummy", ""),
+            ("casino 2p, 8 envs", casino(), 8, "dummy", "full"),
+            ("casino 2p, 8 envs in 2 processes", casino(), 8, "subproc", "full"),
+            ("casino 2p, 1 env, compact observation", casino("compact"), 1, "dummy",
+             "compact"),
+            ("casino 2p, 8 envs, compact observation", casino("compact"), 8, "dummy",
+             "compact")]
+    fps = {name: _ppo_fps(make, n, vec, frames) for name, make, n, vec, _ in jobs}
+    ref = fps[jobs[0][0]]
+    single = {obs: fps[name] for name, _, n, _, obs in jobs if n == 1 and obs}
+    return [dict(setting=name, observation=obs or "-", frames_per_s=round(fps[name]),
+                 vs_connect_four=round(fps[name] / ref, 2),
+                 vs_single_env=round(fps[name] / single[obs], 2) if obs else "")
+            for name, _, _, _, obs in jobs]
 
 
 SETTINGS = (("single env", 1, "dummy", 1), ("16 envs, one process", 16, "dummy", 1),

@@ -34,6 +34,10 @@ def layout_table() -> str:
     return Layout(make_rules("casino", 2), True).markdown()
 
 
+def compact_layout_table() -> str:
+    return Layout(make_rules("casino", 2), True, "compact").markdown()
+
+
 def sizes() -> str:
     return (f"compose: Discrete({N_COMPOSE_ACTIONS}); enumerate: Discrete(K), K = `max_moves` "
             f"(default 128), action_features K × {N_FEATURES}")
@@ -117,7 +121,8 @@ def speed_table() -> str:
 BLOCKS = {
     "README.md": {"variants": variant_table, "ladder": ladder_table,
                   "baselines": baselines_table, "speed": speed_table},
-    "docs/environment.md": {"layout": layout_table, "sizes": sizes},
+    "docs/environment.md": {"layout": layout_table, "compact_layout": compact_layout_table,
+                            "sizes": sizes},
 }
 
 

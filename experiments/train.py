@@ -69,7 +69,7 @@ DEFAULTS: dict[str, Any] = {
     "env": {"variant": "casino", "players": 2, "partnerships": None,
             "action_mode": "enumerate", "max_moves": 128, "episode": "hand",
             "reward": "points", "reward_scale": 0.1, "win_bonus": 0.0, "auto_forced": True,
-            "hints": None, "baseline": None,
+            "hints": None, "baseline": None, "observation": "full",
             "switches": {}},
     "policy": {"hidden": 256, "pair_hidden": 128, "layers": 2, "net_arch": [256, 256],
                "prior_temperature": 0.0},
@@ -126,7 +126,8 @@ def env_config(cfg: dict) -> dict:
     return {"variant": e["variant"], "players": e["players"],
             "partnerships": e.get("partnerships"), "action_mode": e["action_mode"],
             "max_moves": e["max_moves"], "auto_forced": e["auto_forced"],
-            "switches": dict(e.get("switches") or {}), "hints": e.get("hints") or None}
+            "switches": dict(e.get("switches") or {}), "hints": e.get("hints") or None,
+            "observation": e.get("observation") or "full"}
 
 
 def env_kwargs(cfg: dict, opponent: object = "random") -> dict:
@@ -137,7 +138,8 @@ def env_kwargs(cfg: dict, opponent: object = "random") -> dict:
               auto_forced=e["auto_forced"], max_moves=e["max_moves"],
               dict_obs=e["action_mode"] == "enumerate", reward_scale=e["reward_scale"],
               win_bonus=float(e.get("win_bonus") or 0.0), hints=e.get("hints") or None,
-              baseline=e.get("baseline") or None, opponent=opponent)
+              baseline=e.get("baseline") or None, opponent=opponent,
+              observation=e.get("observation") or "full")
     kw.update(e.get("switches") or {})
     return kw
 
@@ -172,6 +174,9 @@ def build_model(cfg: dict, venv, tensorboard_log: str | None, seed: int) -> Mask
     lr0, lr1 = p["learning_rate"], p.get("learning_rate_final")
     lr = lr0 if lr1 is None else (lambda progress: lr1 + (lr0 - lr1) * progress)
     if e["action_mode"] == "enumerate":
+        if (e.get("observation") or "full") != "full":
+            raise ValueError("env.observation: the move-scoring policy (enumerate mode) reads "
+                             "the full layout's card planes; use observation = \"full\"")
         layout = Layout(make_rules(e["variant"], e["players"], e.get("partnerships"),
                                    dict(e.get("switches") or {})), compose=False)
         policy: Any = MoveScoringPolicy
