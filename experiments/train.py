@@ -36,7 +36,7 @@ import platform
 import shutil
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -228,17 +228,23 @@ CURVE_FIELDS = ("timesteps", "minutes", "phase", "opponent", "hands", "wins", "d
                 "diff_per_hand", "diff_lo", "diff_hi", "seconds")
 
 
-def write_curve(rows: list[dict], out: Path) -> None:
-    """``learning_curve.csv`` and ``learning_curve.png`` (win rate per opponent over time)."""
-    with (out / "learning_curve.csv").open("w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=CURVE_FIELDS, extrasaction="ignore")
+def _write_table(out: Path, name: str, fields: Sequence[str], rows: list[dict],
+                 plot: Callable[[list[dict], Path], None]) -> None:
+    """``<name>.csv`` (floats to 5 significant digits) and ``<name>.png`` drawn by ``plot``."""
+    with (out / f"{name}.csv").open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
         w.writeheader()
         for r in rows:
             w.writerow({k: (f"{v:.5g}" if isinstance(v, float) else v) for k, v in r.items()})
     try:
-        plot_curve(rows, out / "learning_curve.png")
+        plot(rows, out / f"{name}.png")
     except Exception as exc:  # a plot must never stop a training run
-        print(f"learning curve plot failed: {exc}", file=sys.stderr)
+        print(f"{name} plot failed: {exc}", file=sys.stderr)
+
+
+def write_curve(rows: list[dict], out: Path) -> None:
+    """``learning_curve.csv`` and ``learning_curve.png`` (win rate per opponent over time)."""
+    _write_table(out, "learning_curve", CURVE_FIELDS, rows, plot_curve)
 
 
 BC_FIELDS = ("epoch", "train_ce", "holdout_ce", "holdout_accuracy", "train_value_mse",
@@ -248,35 +254,31 @@ BC_FIELDS = ("epoch", "train_ce", "holdout_ce", "holdout_accuracy", "train_value
 def write_bc_curve(epochs: list[dict], out: Path) -> None:
     """``bc_curve.csv`` and ``bc_curve.png``: behaviour cloning's loss and held-out agreement
     with the teacher per epoch (the learning curve of the cloning phase)."""
-    if not epochs:
-        return
-    with (out / "bc_curve.csv").open("w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=BC_FIELDS, extrasaction="ignore")
-        w.writeheader()
-        for e in epochs:
-            w.writerow({k: (f"{v:.5g}" if isinstance(v, float) else v) for k, v in e.items()})
-    try:
-        import matplotlib
+    if epochs:
+        _write_table(out, "bc_curve", BC_FIELDS, epochs, plot_bc_curve)
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
 
-        x = [e["epoch"] for e in epochs]
-        fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
-        axes[0].plot(x, [e["train_ce"] for e in epochs], "o-", ms=3, label="train")
-        axes[0].plot(x, [e["holdout_ce"] for e in epochs], "o-", ms=3, label="held out")
-        axes[0].set_ylabel("cross-entropy to the teacher's move")
-        axes[1].plot(x, [e["holdout_accuracy"] for e in epochs], "o-", ms=3, color="#c44e52")
-        axes[1].set_ylabel("held-out agreement with the teacher")
-        for ax in axes:
-            ax.set_xlabel("behaviour cloning epoch")
-            ax.grid(alpha=0.3)
-        axes[0].legend(fontsize=8)
-        fig.tight_layout()
-        fig.savefig(out / "bc_curve.png", dpi=110)
-        plt.close(fig)
-    except Exception as exc:  # a plot must never stop a training run
-        print(f"behaviour cloning plot failed: {exc}", file=sys.stderr)
+def plot_bc_curve(epochs: list[dict], path: Path) -> None:
+    """Cross-entropy to the teacher's move (train, held out) and held-out agreement, per epoch."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    x = [e["epoch"] for e in epochs]
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+    axes[0].plot(x, [e["train_ce"] for e in epochs], "o-", ms=3, label="train")
+    axes[0].plot(x, [e["holdout_ce"] for e in epochs], "o-", ms=3, label="held out")
+    axes[0].set_ylabel("cross-entropy to the teacher's move")
+    axes[1].plot(x, [e["holdout_accuracy"] for e in epochs], "o-", ms=3, color="#c44e52")
+    axes[1].set_ylabel("held-out agreement with the teacher")
+    for ax in axes:
+        ax.set_xlabel("behaviour cloning epoch")
+        ax.grid(alpha=0.3)
+    axes[0].legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 def plot_curve(rows: list[dict], path: Path) -> None:
