@@ -128,6 +128,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         self.action_spaces = {a: spaces.Discrete(self.n_actions) for a in self.possible_agents}
         self._seed_rng = np.random.default_rng()
         self.state: State | None = None
+        # Seats whose moves come only through play_move (the single-agent view's opponents):
+        # their turns skip the mask, compose and feature set-up nobody reads.
+        self._scripted: frozenset[int] = frozenset()
 
     # -- PettingZoo API ---------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
@@ -174,6 +177,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
+        if self._seat[agent] in self._scripted:
+            raise RuntimeError(f"{agent} is played by its agent through play_move() here "
+                               "(an opponent seat of the single-agent view)")
         a = action if type(action) is int and 0 <= action < self.n_actions else \
             _action_index(action, self.n_actions)
         self._clear_rewards()
@@ -200,8 +206,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         if self._obs_state is not st or self._obs_seat != seat:
             self.layout.encode(st, seat, self._obs)
             self._obs_state, self._obs_seat = st, seat
-        mine = seat == st.current and not (self.terminations.get(agent, True)
-                                           or self.truncations.get(agent, True))
+        mine = seat == st.current and seat not in self._scripted and not (
+            self.terminations.get(agent, True) or self.truncations.get(agent, True))
         if self.compose and mine and self._composer.prefix:  # (empty: the base view)
             comp, c = self._composer, self._cobs
             prefix = comp.prefix
@@ -233,7 +239,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
 
             return state_array(*self._picture_args())
         text = describe_state(self.state)
-        if self.compose and not self.state.game_over and self._composer.prefix:
+        if self.compose and not self.state.game_over and self._composer and self._composer.prefix:
             text += "\ncomposing: " + ", ".join(self.describe_action(t)
                                                   for t in self._composer.prefix)
         if self.render_mode == "human":
@@ -249,7 +255,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         up and card backs for the others (every hand once the game is over)."""
         st = self.state
         note = None
-        if self.compose and not st.game_over and self._composer.prefix:
+        if self.compose and not st.game_over and self._composer and self._composer.prefix:
             note = "composing: " + ", ".join(self.describe_action(t)
                                              for t in self._composer.prefix)
         viewer = None if st.game_over else st.current
@@ -325,6 +331,17 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         st = self.state
         self.agent_selection = self.possible_agents[st.current]
         self._obs_state = self._obs_seat = None  # (the buffer is rewritten by observe)
+        if st.current in self._scripted:
+            # Its agent picks a whole move for play_move (which reads the legal moves), so
+            # no mask is needed; a forced move is made here, as auto_forced would.
+            if self.compose and self.auto_forced:
+                moves = legal_moves(st)
+                if len(moves) == 1:
+                    self._apply(moves[0])
+                    return
+            self._composer = None
+            self._mask = np.zeros(self.n_actions, np.int8)
+            return
         if self.compose:
             # Only the chosen card's moves are generated: the mask of first sub-actions
             # needs only which cards can be played.

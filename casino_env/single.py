@@ -89,9 +89,11 @@ class CasinoEnv(gymnasium.Env):
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         rng = self.np_random
-        self.raw.reset(seed=int(rng.integers(2**62)), options=options)
+        raw_seed = int(rng.integers(2**62))
         n = self.raw.rules.players
         self.seat = int(rng.integers(n)) if self.seat_choice == "random" else self.seat_choice
+        self.raw._scripted = frozenset(s for s in range(n) if s != self.seat)
+        self.raw.reset(seed=raw_seed, options=options)
         self.opponents = {}
         pool = self.opponent
         for s in range(n):

@@ -36,8 +36,8 @@ def observe(spec: dict, agent: str = "player_0", **kw) -> tuple[np.ndarray, Layo
 
 def test_compact_layout_is_a_quarter_of_the_full_one():
     r = make_rules("casino", 2)
-    assert Layout(r, True, "compact").size == 284 and Layout(r, True).size == 1227
-    assert Layout(r, False, "compact").size == 215
+    assert Layout(r, True, "compact").size == 257 and Layout(r, True).size == 1227
+    assert Layout(r, False, "compact").size == 201
     # segments the rules cannot use are left out; those that can appear are kept
     assert "proven" not in Layout(r, True, "compact").offset
     assert "proven" in Layout(make_rules("casino", 4, True, {"partner_build": True}), True,
@@ -48,14 +48,15 @@ def test_compact_layout_is_a_quarter_of_the_full_one():
 
 def test_compact_planes_on_a_known_position():
     obs, lay = observe(SPEC)
-    assert obs.shape == (284,) and obs.dtype == np.float32
+    assert obs.shape == (257,) and obs.dtype == np.float32
     assert plane(obs, lay, "hand") == {"3H": 1.0, "8C": 1.0, "4H": 1.0}
     # loose cards 1, the cards of the build of 4 -4/14
     assert plane(obs, lay, "table") == pytest.approx(
         {"5S": 1.0, "9D": 1.0, "AD": -4 / 14, "3S": -4 / 14})
     assert plane(obs, lay, "piles") == {"10D": 1.0, "QH": 1.0, "7C": -1.0}
     o = lay.offset
-    assert obs[o["build_owner"] + 3 * 2 + 1] == 1  # build of 4 owned by the other seat
+    # build of 4 owned by the other seat: -1 in row 4 of the signed owner vector
+    assert list(obs[o["build_owner"]:o["build_owner"] + 14]) == [0] * 3 + [-1] + [0] * 10
     assert obs[o["build_multiple"] + 3] == 0
     assert list(obs[o["hand_sizes"]:o["hand_sizes"] + 2]) == [3 / 8, 2 / 8]
     assert obs[o["stock"]] == pytest.approx(4 / 52)
@@ -63,7 +64,22 @@ def test_compact_planes_on_a_known_position():
     obs1, _ = observe(SPEC, "player_1")
     assert plane(obs1, lay, "hand") == {"2S": 1.0, "4S": 1.0}
     assert plane(obs1, lay, "piles") == {"10D": -1.0, "QH": -1.0, "7C": 1.0}
-    assert obs1[o["build_owner"] + 3 * 2 + 0] == 1
+    assert list(obs1[o["build_owner"]:o["build_owner"] + 14]) == [0] * 3 + [1] + [0] * 10
+
+
+def test_compact_build_owner_tells_partner_from_opponent():
+    """4 players in partnerships: own build 1, partner's 0.5, an opponent's -1."""
+    spec = {"variant": "casino", "players": 4, "partnerships": True, "dealer": 3,
+            "current": 0, "hands": [["3H"], ["4C"], ["6H"], ["2S"]],
+            "table": ["5S", {"cards": ["AD", "3S"], "value": 4, "owner": 1},
+                      {"cards": ["2D", "4D"], "value": 6, "owner": 2}], "stock": []}
+    e = casino_env.raw_env(players=4, partnerships=True, observation="compact")
+    e.reset(options={"state": spec})
+    o = e.layout.offset["build_owner"]
+    for agent, want4, want6 in (("player_0", -1, 0.5), ("player_1", 1, -1),
+                                ("player_2", -1, 1), ("player_3", 0.5, -1)):
+        obs = e.observe(agent)["observation"]
+        assert (obs[o + 3], obs[o + 5]) == (want4, want6), agent
 
 
 def test_compact_compose_marks_played_and_selected_cards():
@@ -85,7 +101,7 @@ def test_compact_compose_marks_played_and_selected_cards():
     e2.step(BUILD)
     e2.step(VALUE + 7)
     obs = e2.observe("player_0")["observation"]
-    assert obs[lay.offset["c_value"] + 7] == 1
+    assert obs[lay.offset["c_value"]] == pytest.approx(8 / 14)  # declared 8, one scalar
     assert plane(obs, lay, "hand") == {"3H": 0.5, "8C": 1.0, "4H": 1.0}
     assert e2.observe("player_1")["observation"][lay.offset["hand"] + IX["2S"]] == 1
 
@@ -105,8 +121,8 @@ def test_compact_env_passes_the_pettingzoo_api_test():
 def test_single_agent_view_and_ppo_agent_encode_compact_the_same_way():
     env = CasinoEnv("casino", opponent="random", seat=0, observation="compact")
     obs, _ = env.reset(seed=3)
-    assert env.observation_space.shape == (284,) and obs.shape == (284,)
-    mine = encode_view(env.raw.layout, PlayerView(env.raw.state, 0), np.zeros(284, np.float32))
+    assert env.observation_space.shape == (257,) and obs.shape == (257,)
+    mine = encode_view(env.raw.layout, PlayerView(env.raw.state, 0), np.zeros(257, np.float32))
     np.testing.assert_array_equal(obs, mine)
 
 
@@ -135,10 +151,10 @@ def test_ppo_agent_plays_a_model_trained_on_the_compact_view(tmp_path):
     save_env_config(path, {"variant": "casino", "players": 2, "action_mode": "compose",
                            "max_moves": 128, "auto_forced": True, "observation": "compact"})
     agent = PPOAgent.load(path, seed=0)
-    assert agent.layout.size == 284
+    assert agent.layout.size == 257
     final, hands, moves, _ = play_game([agent, RandomAgent(1)], "casino", seed=4, mode="hand")
     assert final.hand_points is not None and len(hands) == 1 and moves >= 48
-    with pytest.raises(ValueError, match="expects observations of size 284"):
+    with pytest.raises(ValueError, match="expects observations of size 257"):
         PPOAgent(agent.policy, {**agent.env_config, "observation": "full"})
 
 

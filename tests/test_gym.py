@@ -129,3 +129,56 @@ def test_rgb_array_draws_the_learners_view():
     env.step(int(np.flatnonzero(env.unwrapped.action_masks())[0]))
     assert not np.array_equal(env.render(), img)
     env.close()
+
+
+class _EveryTurnSetUp(casino_env.aec.raw_env):
+    """The AEC env with every seat's turn prepared in full (no scripted-seat shortcut)."""
+
+    @property
+    def _scripted(self):
+        return frozenset()
+
+    @_scripted.setter
+    def _scripted(self, seats):
+        pass
+
+
+@pytest.mark.parametrize("variant,action_mode", [("casino", "compose"), ("hungarian", "compose"),
+                                                 ("tuxedo", "enumerate")])
+def test_opponent_turns_skip_the_set_up_without_changing_the_game(variant, action_mode):
+    """CasinoEnv's opponents move through play_move, so their turns skip the mask and compose
+    set-up; observations, masks, rewards and moves are those of the env preparing every turn
+    (forced opponent moves are still made automatically: auto_forced)."""
+    def run(env):
+        rng = np.random.default_rng(7)
+        out = []
+        for ep in range(6):
+            obs, _ = env.reset(seed=ep)
+            done = False
+            while not done:
+                mask = env.action_masks()
+                a = int(rng.choice(np.flatnonzero(mask)))
+                obs, r, term, trunc, _ = env.step(a)
+                out.append((obs.tobytes(), mask.tobytes(), r, str(env.raw.state)))
+                done = term or trunc
+        return out
+
+    fast = CasinoEnv(variant, opponent=["random", "greedy"], action_mode=action_mode)
+    full = CasinoEnv(variant, opponent=["random", "greedy"], action_mode=action_mode)
+    full.raw = _EveryTurnSetUp(variant=variant, action_mode=action_mode, auto_forced=True,
+                               max_moves=128)
+    a, b = run(fast), run(full)
+    assert len(a) > 100 and a == b
+
+
+def test_stepping_an_opponent_seat_of_the_single_agent_view_is_refused():
+    env = CasinoEnv("casino", opponent="random", seat=0)
+    env.reset(seed=1)
+    raw = env.raw
+    raw.step(int(np.flatnonzero(env.action_masks())[0]))  # the learner's sub-action
+    while raw.state.current == 0:
+        raw.step(int(np.flatnonzero(raw.observe("player_0")["action_mask"])[0]))
+    assert raw.agent_selection == "player_1"
+    assert not raw.observe("player_1")["action_mask"].any()
+    with pytest.raises(RuntimeError, match="player_1 is played by its agent through play_move"):
+        raw.step(0)
