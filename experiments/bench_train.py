@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import math
 import os
 import time
 from collections.abc import Sequence
@@ -23,6 +24,7 @@ from pathlib import Path
 import gymnasium  # (import before casino_env.single)
 import torch
 from stable_baselines3.common.callbacks import CallbackList
+from tqdm import tqdm
 
 from experiments.train import build_model, env_kwargs, load_config, weighted_pool
 from experiments.train_env import make_train_vec_env
@@ -107,39 +109,93 @@ def _ppo_fps(make_env, n_envs: int, vec: str, frames: int) -> float:
         venv.close()
 
 
-def bench_train(quick: bool = False) -> list[dict]:
+# (label, environment, n_envs, vec, observation): the settings of ``bench_train``
+TRAIN_JOBS = [("connect_four_v3 (reference)", "connect_four", 1, "dummy", ""),
+              ("casino 2p, 1 env, compact observation", "compact", 1, "dummy", "compact"),
+              ("casino 2p, 1 env", "full", 1, "dummy", "full"),
+              ("casino 2p, 1 env, observation cut to 84 features (diagnostic)", "cut84", 1,
+               "dummy", ""),
+              ("casino 2p, 8 envs, compact observation", "compact", 8, "dummy", "compact"),
+              ("casino 2p, 8 envs", "full", 8, "dummy", "full"),
+              ("casino 2p, 8 envs in 2 processes", "full", 8, "subproc", "full")]
+
+
+def _job_fps(index: int, frames: int) -> float:
+    """Frames/s of ``TRAIN_JOBS[index]`` (run in a fresh interpreter by ``bench_train``)."""
+    from casino_env.single import CasinoEnv
+
+    torch.set_num_threads(1)
+    _, env, n, vec, _ = TRAIN_JOBS[index]
+    make = {"connect_four": ConnectFourVsRandom,
+            "full": lambda: CasinoEnv("casino", opponent="random"),
+            "compact": lambda: CasinoEnv("casino", opponent="random", observation="compact"),
+            "cut84": lambda: _Narrow(CasinoEnv("casino", opponent="random"), 84)}[env]
+    return _ppo_fps(make, n, vec, frames)
+
+
+def bench_train(quick: bool = False, rounds: int | None = None) -> list[dict]:
     """MaskablePPO frames/s on the single-agent view (compose mode, random opponent) with one
     env and with 8 vectorised envs (batched inference; in-process and in 2 worker processes),
     for the full and the compact observation, and on the connect-four reference measured the
-    same way in the same run. ``vs_single_env``: against one env of the same observation."""
-    from casino_env.single import CasinoEnv
+    same way in the same run. Every measurement runs in a fresh interpreter (so none inherits
+    the memory and garbage of another), once per round; the reference is measured before
+    every round and after the last, and a round's ratios are against the mean of the two
+    reference runs around it, so a slow spell of the shared machine hits both sides. The
+    median round is reported, with every round's figures beside it.
+    ``vs_single_env``: against one env of the same observation."""
+    import json
+    import subprocess
+    import sys
+    from statistics import median
+
     from experiments.bench import require_references
 
     require_references()
-    torch.set_num_threads(1)
     frames = 2048 if quick else 8192
+    rounds = rounds or (1 if quick else 5)
+    root = Path(__file__).resolve().parents[1]
+    code = ("import json, sys; from experiments.bench_train import _job_fps; "
+            "print(json.dumps(_job_fps(int(sys.argv[1]), int(sys.argv[2]))))")
 
-    def casino(observation: str = "full"):
-        return lambda: CasinoEnv("casino", opponent="random", observation=observation)
+    def measure(i: int) -> float:
+        out = subprocess.run([sys.executable, "-c", code, str(i), str(frames)],
+                             capture_output=True, text=True, check=True, cwd=root)
+        return json.loads(out.stdout.strip().splitlines()[-1])
 
-    # (label, make, n_envs, vec, observation)
-    jobs = [("connect_four_v3 (reference)", ConnectFourVsRandom, 1, "dummy", ""),
-            ("casino 2p, 1 env", casino(), 1, "dummy", "full"),
-            ("casino 2p, 1 env, observation cut to 84 features (diagnostic)",
-             lambda: _Narrow(CasinoEnv("casino", opponent="random"), 84), 1, "dummy", ""),
-            ("casino 2p, 8 envs", casino(), 8, "dummy", "full"),
-            ("casino 2p, 8 envs in 2 processes", casino(), 8, "subproc", "full"),
-            ("casino 2p, 1 env, compact observation", casino("compact"), 1, "dummy",
-             "compact"),
-            ("casino 2p, 8 envs, compact observation", casino("compact"), 8, "dummy",
-             "compact")]
-    fps = {name: _ppo_fps(make, n, vec, frames) for name, make, n, vec, _ in jobs}
-    ref = fps[jobs[0][0]]
-    single = {obs: fps[name] for name, _, n, _, obs in jobs if n == 1 and obs}
-    return [dict(setting=name, observation=obs or "-", frames_per_s=round(fps[name]),
-                 vs_connect_four=round(fps[name] / ref, 2),
-                 vs_single_env=round(fps[name] / single[obs], 2) if obs else "")
-            for name, _, _, _, obs in jobs]
+    ref_name = TRAIN_JOBS[0][0]
+    fps: dict[str, list[float]] = {job[0]: [] for job in TRAIN_JOBS}
+    marks = []  # the reference before every round and after the last one
+    bar = tqdm(total=rounds * len(TRAIN_JOBS) + 1, desc="bench train", unit="run")
+    for r in range(rounds + 1):
+        bar.set_postfix_str(ref_name)
+        marks.append(measure(0))
+        bar.update()
+        if r == rounds:
+            break
+        for i, (name, *_) in enumerate(TRAIN_JOBS[1:], 1):
+            bar.set_postfix_str(name[:40])
+            fps[name].append(measure(i))
+            bar.update()
+    bar.close()
+    # A round's reference: the geometric mean of the measurements that bracket it.
+    fps[ref_name] = [math.sqrt(a * b) for a, b in zip(marks, marks[1:])]
+    ref = fps[ref_name]
+    single = {obs: fps[name] for name, _, n, _, obs in TRAIN_JOBS if n == 1 and obs}
+
+    def ratios(a: list[float], b: list[float]) -> list[float]:
+        return [x / y for x, y in zip(a, b, strict=True)]
+
+    rows = []
+    for name, _, _, _, obs in TRAIN_JOBS:
+        vs_ref = ratios(fps[name], ref)
+        rows.append(dict(setting=name, observation=obs or "-",
+                         frames_per_s=round(median(fps[name])),
+                         frames_per_s_rounds=" / ".join(f"{x:.0f}" for x in fps[name]),
+                         vs_connect_four=round(median(vs_ref), 2),
+                         vs_connect_four_rounds=" / ".join(f"{x:.2f}" for x in vs_ref),
+                         vs_single_env=round(median(ratios(fps[name], single[obs])), 2)
+                         if obs else ""))
+    return rows
 
 
 SETTINGS = (("single env", 1, "dummy", 1), ("16 envs, one process", 16, "dummy", 1),

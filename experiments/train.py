@@ -507,16 +507,23 @@ def train(cfg: dict, out: str | Path, runs: str | Path | None = None,
     finally:
         venv.close()
     # 3. final evaluation of the saved model (not part of the training budget)
+    final_evaluation(cfg, out, log, progress)
+    return log
+
+
+def final_evaluation(cfg: dict, out: Path, log: dict, progress: bool = True) -> None:
+    """Play ``out/model.zip`` against each opponent of ``eval.final_hands`` (seat-swapped
+    duplicate deals from ``eval.final_seed``) and write eval_final.* and train_log.json."""
+    torch.set_num_threads(1)
     final_hands = cfg["eval"].get("final_hands") or {}
     if final_hands:
         t0 = time.perf_counter()
-        agent = PPOAgent.load(model_path)
+        agent = PPOAgent.load(out / "model.zip")
         rows = evaluate_agent(agent, cfg, final_hands, cfg["eval"]["final_seed"], progress)
         write_final(rows, cfg, out, log)
         log["final_eval_seconds"] = time.perf_counter() - t0
         log["final_eval"] = rows
     (out / "train_log.json").write_text(json.dumps(log, indent=2, default=float) + "\n")
-    return log
 
 
 def _trained_text(cfg: dict, log: dict) -> str:
@@ -573,6 +580,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--runs", type=Path, default=None,
                     help="checkpoints and TensorBoard dir (default runs/train/<variant>)")
     ap.add_argument("--quiet", action="store_true", help="no progress bars")
+    ap.add_argument("--evaluate-only", action="store_true",
+                    help="no training: re-run the final evaluation of the model already in "
+                    "--out with the config's eval.final_hands")
     a = ap.parse_args(argv)
     over: dict[str, Any] = {"run": {}, "ppo": {}, "bc": {}}
     if a.steps is not None:
@@ -588,7 +598,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     cfg = load_config(a.config, over)
     variant = cfg["env"]["variant"]
     out = a.out or Path("experiments/results/train") / variant
-    log = train(cfg, out, a.runs, a.config)
+    if a.evaluate_only:
+        log_path = out / "train_log.json"
+        if not (out / "model.zip").exists() or not log_path.exists():
+            raise SystemExit(f"--evaluate-only: no trained model (model.zip, train_log.json) "
+                             f"in {out}")
+        log = json.loads(log_path.read_text())
+        final_evaluation(cfg, out, log, cfg["run"].get("progress", True))
+        (out / "config.json").write_text(json.dumps(cfg, indent=2, sort_keys=True) + "\n")
+        shutil.copy(a.config, out / "config.toml")
+    else:
+        log = train(cfg, out, a.runs, a.config)
     md = out / "eval_final.md"
     if md.exists():
         print(md.read_text())

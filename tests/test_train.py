@@ -26,10 +26,12 @@ from experiments.train import (  # noqa: E402
     build_model,
     env_config,
     env_kwargs,
+    final_evaluation,
     load_config,
     train,
     weighted_pool,
 )
+from experiments.train import main as train_main  # noqa: E402
 from experiments.train_env import TrainEnv, make_train_vec_env  # noqa: E402
 
 
@@ -68,6 +70,23 @@ def test_behaviour_cloning_only_run(tmp_path):
     res = play_match([make_agent(f"ppo:{out / 'model.zip'}", seed=0), "random"], "casino", 2,
                      deals=1, seed=3, mode="hand")
     assert len(res.records) == 2
+    # --evaluate-only: the saved model re-evaluated with other final_hands, model untouched
+    model = (out / "model.zip").read_bytes()
+    first = json.loads((out / "eval_final.json").read_text())
+    cfg["eval"]["final_hands"] = {"random": 10, "greedy": 4}
+    final_evaluation(cfg, out, log, progress=False)
+    rows = json.loads((out / "eval_final.json").read_text())
+    assert [(r["opponent"], r["hands"]) for r in rows] == [("random", 10), ("greedy", 4)]
+    assert json.loads((out / "train_log.json").read_text())["final_eval"] == rows
+    assert (out / "model.zip").read_bytes() == model
+    # the same seed and deals: the first 6 hands against random are those of the first run
+    assert first[0]["hands"] == 6 and rows[0]["wins"] >= first[0]["wins"]
+
+
+def test_evaluate_only_needs_a_trained_model(tmp_path):
+    with pytest.raises(SystemExit, match="--evaluate-only: no trained model"):
+        train_main(["--config", "experiments/configs/casino.toml", "--out", str(tmp_path),
+                    "--evaluate-only"])
 
 
 @pytest.mark.parametrize("mode", ["enumerate", "compose"])
