@@ -68,7 +68,9 @@ class SearchAgent(Agent):
     ``epsilon``: random moves in rollouts (engine rollouts only); ``game_bonus``: points for
     winning the game when a rollout's hand ends it (default 0: on 80 Royal games from the same
     40 deals a bonus of 5 won 39, none 46 -- rollouts too noisy to judge the game's end well);
-    ``fast``: play rollouts in
+    ``hand_bonus``: points added to a rollout's result when it wins the hand for the searching
+    side and taken off when it loses it (default 0: the point difference alone; above 0 values
+    winning the hand itself, what a hand-by-hand match counts); ``fast``: play rollouts in
     ``agents.fastsim`` where the variant allows (the engine otherwise)."""
 
     name = "search"
@@ -76,8 +78,10 @@ class SearchAgent(Agent):
     def __init__(self, seed: int | None = None, simulations: int = 400,
                  max_candidates: int = 8, epsilon: float = 0.0,
                  game_bonus: float = 0.0, fast: bool = True, policy: str = "builder",
-                 prior: float = 0.5, margin: float | None = None) -> None:
+                 prior: float = 0.5, margin: float | None = None,
+                 hand_bonus: float = 0.0) -> None:
         super().__init__(seed)
+        self.hand_bonus = hand_bonus
         self.prior = prior
         self.margin = margin
         self.policy = policy
@@ -107,20 +111,23 @@ class SearchAgent(Agent):
         w = static_weights(rules)
         fast = self.fast and supported(rules) and not self.epsilon
         bonus = self.game_bonus
+        hand_bonus = self.hand_bonus
         dets: list[tuple[State, int]] = []
         totals = [0.0] * len(cands)
         done = [0] * len(cands)  # determinizations each candidate has been played on
 
         def value(j: int, det: State, seed: int) -> float:
             st = play(det, cands[j])
-            if st.hand_points is not det.hand_points or st.game_over:
-                return hand_result(det, st, side, bonus)
 
             def engine(s: State) -> float:
                 return hand_result(det, rollout(s, w, random.Random(seed), self.epsilon),
                                    side, bonus)
 
-            return simulate(st, side, bonus, engine, self.policy) if fast else engine(st)
+            if st.hand_points is not det.hand_points or st.game_over:
+                v = hand_result(det, st, side, bonus)
+            else:
+                v = simulate(st, side, bonus, engine, self.policy) if fast else engine(st)
+            return v + hand_bonus * ((v > 0) - (v < 0)) if hand_bonus else v
 
         # Successive halving: every round spends an equal share of the budget on the live
         # candidates (new deals, shared by all of them), then keeps the better half.

@@ -186,3 +186,32 @@ def test_hand_points_add_up_to_the_score(variant: str) -> None:
         assert g.winner is not None and g.hands == len(g.points) >= 1
         for a in (0, 1):
             assert sum(p[a] for p in g.points) == g.scores[a]
+
+
+def test_search_hand_bonus_values_winning_the_hand(monkeypatch) -> None:
+    """``hand_bonus`` adds to a rollout's result when the hand is won and takes off when it
+    is lost: a sure one-point win (capture) beats a gamble worth +4 points on average that
+    wins half the time (trail: +10 or -2) once the bonus is 5, and loses to it without."""
+    import agents.search as search_mod
+    from agents import SearchAgent
+    from casino_env.engine import State
+    from casino_env.engine.view import PlayerView
+
+    spec = {"variant": "casino", "players": 2, "dealer": 1, "current": 0,
+            "hands": [["5H"], ["2D"]], "table": ["5C"], "stock": ["3S", "4S", "6S", "7S"]}
+    st = State.from_spec(spec)
+
+    calls: list[int] = []
+
+    def fake_simulate(after, side, bonus, engine, policy):  # rollout results, scripted
+        calls.append(1)
+        if not after.loose:  # the capture took 5C
+            return 1.0
+        return 10.0 if len(calls) % 2 else -2.0
+
+    monkeypatch.setattr(search_mod, "simulate", fake_simulate)
+    chosen = {}
+    for hb in (0.0, 5.0):
+        agent = SearchAgent(seed=0, simulations=400, prior=0.0, hand_bonus=hb)
+        chosen[hb] = str(agent.choose(PlayerView(st, 0)))
+    assert chosen == {0.0: "5H trails", 5.0: "5H captures 5C"}
