@@ -91,10 +91,15 @@ class SearchAgent(Agent):
         self.epsilon = epsilon
         self.game_bonus = game_bonus
         self.heuristic = HeuristicAgent(seed)
+        # The last decision's searched moves with their final scores (rollout mean plus the
+        # prior term; a forced move or a lone candidate scores 0): what behaviour cloning
+        # can distil as soft targets (``experiments.bc``).
+        self.last_scores: list[tuple[Move, float]] = []
 
     def choose(self, view: PlayerView) -> Move:
         moves = view.legal_moves()
         if len(moves) == 1:
+            self.last_scores = [(moves[0], 0.0)]
             return moves[0]
         prior = self.heuristic.scores(view, moves)
         order = sorted(range(len(moves)), key=lambda i: -prior[i])[: self.max_candidates]
@@ -105,6 +110,7 @@ class SearchAgent(Agent):
         cands = [moves[i] for i in order]
         pri = [prior[i] for i in order]
         if len(cands) == 1:
+            self.last_scores = [(cands[0], 0.0)]
             return cands[0]
         rules = view.rules
         side = rules.side(view.seat)
@@ -145,4 +151,6 @@ class SearchAgent(Agent):
             alive.sort(key=lambda j: (-(totals[j] / done[j] + self.prior * pri[j]), j))
             if rnd < rounds - 1:
                 alive = alive[: max(2, (len(alive) + 1) // 2)]
+        self.last_scores = [(c, totals[j] / done[j] + self.prior * pri[j])
+                            for j, c in enumerate(cands)]
         return cands[alive[0]]

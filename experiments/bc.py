@@ -38,6 +38,9 @@ class Demos:
     rows: np.ndarray | None = None  # (sum n, F) uint8 action features
     hints: np.ndarray | None = None  # (sum n, H) float32 move hints (when the env has them)
     mask: np.ndarray | None = None  # (N, A) bool (compose)
+    # (sum n,) float32 teacher's score of each legal move (enumerate mode, a teacher that
+    # keeps ``last_scores`` such as the search agent); -inf for a move it did not score.
+    scores: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.action)
@@ -53,6 +56,8 @@ def _collect_worker(args: tuple) -> Demos:
     rng = np.random.default_rng(seed)
     enumerate_mode = env.raw.action_mode == "enumerate"
     obs_l, act_l, ret_l, n_l, rows_l, mask_l, hint_l = [], [], [], [], [], [], []
+    score_l: list[np.ndarray] = []
+    scored = enumerate_mode and hasattr(agent, "last_scores")
     obs, _ = env.reset(seed=seed)
     episode: list[int] = []
     bar = None
@@ -72,6 +77,8 @@ def _collect_worker(args: tuple) -> Demos:
                 rows_l.append(obs["action_features"][:int(mask.sum())].astype(np.uint8))
                 if "move_hints" in obs:
                     hint_l.append(obs["move_hints"][:int(mask.sum())].copy())
+                if scored:
+                    score_l.append(_slot_scores(env, agent.last_scores, int(mask.sum())))
             else:
                 mask_l.append(mask.copy())
             episode.append(len(act_l) - 1)
@@ -94,9 +101,24 @@ def _collect_worker(args: tuple) -> Demos:
         demos.start = np.concatenate([[0], np.cumsum(n)[:-1]])
         if hint_l:
             demos.hints = np.concatenate(hint_l)
+        if score_l:
+            demos.scores = np.concatenate(score_l)
     else:
         demos.mask = np.stack(mask_l)
     return demos
+
+
+def _slot_scores(env, last_scores, n: int) -> np.ndarray:
+    """The teacher's scores laid out by action slot (enumerate mode): -inf where unscored."""
+    out = np.full(n, -np.inf, np.float32)
+    for move, score in last_scores:
+        try:
+            slot = int(env.raw.action_for(move))
+        except ValueError:  # beyond the K slots
+            continue
+        if slot < n:
+            out[slot] = score
+    return out
 
 
 def _merge(parts: list[Demos]) -> Demos:
@@ -107,6 +129,8 @@ def _merge(parts: list[Demos]) -> Demos:
         out.rows = np.concatenate([p.rows for p in parts])
         if parts[0].hints is not None:
             out.hints = np.concatenate([p.hints for p in parts])
+        if parts[0].scores is not None:
+            out.scores = np.concatenate([p.scores for p in parts])
         out.start = np.concatenate([[0], np.cumsum(out.n)[:-1]])
     else:
         out.mask = np.concatenate([p.mask for p in parts])
@@ -171,16 +195,53 @@ def _soft_targets(demos: Demos, idx: np.ndarray, k: int, temperature: float) -> 
     return torch.as_tensor(p / p.sum(1, keepdims=True), dtype=torch.float32)
 
 
+def _score_targets(demos: Demos, idx: np.ndarray, k: int, temperature: float) -> torch.Tensor:
+    """softmax(teacher score / temperature) over each decision's moves (B x k), moves the
+    teacher did not score getting none of the mass."""
+    n = demos.n[idx]
+    row_of = np.repeat(np.arange(len(idx)), n)
+    slot = np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n)
+    src = np.repeat(demos.start[idx], n) + slot
+    z = np.full((len(idx), k), -np.inf, np.float64)
+    z[row_of, slot] = demos.scores[src] / temperature
+    z -= z.max(1, keepdims=True)
+    p = np.exp(z)
+    return torch.as_tensor(p / p.sum(1, keepdims=True), dtype=torch.float32)
+
+
+def save_demos(demos: Demos, path: str) -> None:
+    """Write the demonstrations to an ``.npz`` file (reused by ``load_demos``)."""
+    np.savez_compressed(path, **{k: v for k, v in vars(demos).items() if v is not None})
+
+
+def load_demos(path: str) -> Demos:
+    """Demonstrations written by ``save_demos``."""
+    with np.load(path) as f:
+        return Demos(**{k: f[k] for k in f.files})
+
+
 def pretrain(policy, demos: Demos, epochs: int = 3, batch_size: int = 512,
              learning_rate: float = 1e-3, value_coef: float = 0.5, holdout: float = 0.05,
-             seed: int = 0, progress: bool = True, log=None, temperature: float = 0.0) -> dict:
+             seed: int = 0, progress: bool = True, log=None, temperature: float = 0.0,
+             score_temperature: float = 0.0) -> dict:
     """Fit ``policy`` (a MaskableActorCriticPolicy) to the demonstrations; returns the final
     training and held-out losses and the held-out accuracy (teacher's move is the argmax).
 
     ``temperature`` > 0 (points; needs heuristic hints in the demonstrations) fits the policy
     to softmax(heuristic score / temperature) instead of the teacher's single choice, so that
     PPO starts from a policy that still tries the moves the heuristic rates nearly as good
-    (cloning the argmax gives a near-deterministic policy that PPO cannot move)."""
+    (cloning the argmax gives a near-deterministic policy that PPO cannot move).
+
+    ``score_temperature`` > 0 (points; needs teacher scores in the demonstrations, e.g. from
+    the search agent) fits the policy to softmax(teacher score / temperature): the teacher's
+    whole ranking of the moves it searched, not only its choice (distillation)."""
+    if temperature > 0 and score_temperature > 0:
+        raise ValueError("pretrain: set temperature (heuristic targets) or score_temperature "
+                         "(teacher scores), not both")
+    if score_temperature > 0 and demos.scores is None:
+        raise ValueError("pretrain: score_temperature needs demonstrations with teacher "
+                         "scores (collected in enumerate mode from a teacher with "
+                         "last_scores, such as the search agent)")
     rng = np.random.default_rng(seed)
     order = rng.permutation(len(demos))
     n_hold = max(1, int(len(demos) * holdout))
@@ -207,11 +268,13 @@ def pretrain(policy, demos: Demos, epochs: int = 3, batch_size: int = 512,
             obs, act, mask, ret = _batch(demos, idx, n_actions, dict_obs)
             for g in opt.param_groups:  # cosine decay
                 g["lr"] = learning_rate * 0.5 * (1 + math.cos(math.pi * step / total))
-            if temperature > 0 and demos.hints is not None:
+            if (temperature > 0 and demos.hints is not None) or score_temperature > 0:
                 values, _, _ = policy.evaluate_actions(obs, act, action_masks=mask)
                 dist = policy.get_distribution(obs, action_masks=mask)
                 logp = torch.log_softmax(dist.distribution.logits, -1)
-                target = _soft_targets(demos, idx, logp.shape[1], temperature)
+                target = (_score_targets(demos, idx, logp.shape[1], score_temperature)
+                          if score_temperature > 0 else
+                          _soft_targets(demos, idx, logp.shape[1], temperature))
                 ce = -(target * logp.clamp_min(-1e4)).sum(-1).mean()
             else:
                 values, log_prob, _ = policy.evaluate_actions(obs, act, action_masks=mask)
@@ -262,4 +325,4 @@ def evaluate(policy, demos: Demos, idx: np.ndarray, batch_size: int, n_actions: 
             "holdout_accuracy": correct / max(choices, 1.0)}
 
 
-__all__ = ["Demos", "collect", "evaluate", "pretrain"]
+__all__ = ["Demos", "collect", "evaluate", "load_demos", "pretrain", "save_demos"]

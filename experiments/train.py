@@ -11,7 +11,10 @@ Pipeline (everything counts against ``run.time_limit_minutes`` except the final 
 
 1. ``bc``: the learning seat of ``TrainEnv`` follows a teacher (the heuristic) for
    ``bc.decisions`` decisions; the policy is fitted to its choices and the critic to the hands'
-   results (``experiments.bc``). Skipped when ``bc.decisions = 0``.
+   results (``experiments.bc``). Skipped when ``bc.decisions = 0``. ``bc.score_temperature``
+   > 0 fits the policy to softmax(teacher score / T) over the moves a search teacher scored
+   instead of its single choice; ``bc.save_demos`` / ``bc.load_demos`` (an ``.npz`` path)
+   keep the collected decisions so that fits can be compared on the same data.
 2. ``ppo``: MaskablePPO on ``ppo.n_envs`` environments (``vec = "dummy"``: this process;
    ``"subproc"``: ``ppo.workers`` processes each stepping a group of them). The other seats
    are drawn per hand from ``opponents.pool`` (weights; ``self`` = snapshots of the learner,
@@ -75,6 +78,7 @@ DEFAULTS: dict[str, Any] = {
                "prior_temperature": 0.0},
     "bc": {"teacher": "heuristic", "decisions": 0, "explore": 0.05, "epochs": 3,
            "batch_size": 512, "learning_rate": 1e-3, "value_coef": 0.5, "temperature": 0.0,
+           "score_temperature": 0.0, "save_demos": "", "load_demos": "",
            "opponents": {"heuristic": 3, "greedy": 1, "random": 1}, "workers": 2},
     "ppo": {"timesteps": 1_000_000, "n_envs": 16, "vec": "dummy", "workers": 2,
             "n_steps": 128, "batch_size": 512, "n_epochs": 4, "learning_rate": 3e-4,
@@ -449,15 +453,21 @@ def train(cfg: dict, out: str | Path, runs: str | Path | None = None,
         b = cfg["bc"]
         if b.get("decisions"):
             t0 = time.perf_counter()
-            demos = bc.collect(env_kwargs(cfg, list(weighted_pool(b["opponents"]))),
-                               b["teacher"], int(b["decisions"]), b["explore"], seed,
-                               int(b.get("workers", 1)), progress)
+            if b.get("load_demos"):
+                demos = bc.load_demos(b["load_demos"])
+            else:
+                demos = bc.collect(env_kwargs(cfg, list(weighted_pool(b["opponents"]))),
+                                   b["teacher"], int(b["decisions"]), b["explore"], seed,
+                                   int(b.get("workers", 1)), progress)
+                if b.get("save_demos"):
+                    bc.save_demos(demos, b["save_demos"])
             t1 = time.perf_counter()
             epochs_log: list[dict] = []
             stats = bc.pretrain(model.policy, demos, b["epochs"], b["batch_size"],
                                 b["learning_rate"], b["value_coef"], seed=seed,
                                 progress=progress, log=epochs_log.append,
-                                temperature=float(b.get("temperature") or 0.0))
+                                temperature=float(b.get("temperature") or 0.0),
+                                score_temperature=float(b.get("score_temperature") or 0.0))
             t2 = time.perf_counter()
             write_bc_curve(epochs_log, out)
             log["bc"] = {"decisions": len(demos), "collect_seconds": t1 - t0,
