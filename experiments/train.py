@@ -113,6 +113,24 @@ def _merge(base: dict, over: dict, path: tuple = ()) -> dict:
     return out
 
 
+def parse_setting(item: str) -> tuple[str, str, Any]:
+    """``"section.key=value"`` (value in TOML syntax; a bare word is taken as a string) to
+    ``(section, key, value)``; an unknown section or key is an error naming it."""
+    name, sep, text = item.partition("=")
+    section, dot, key = name.strip().partition(".")
+    if not sep or not dot:
+        raise SystemExit(f"--set {item!r}: expected SECTION.KEY=VALUE, e.g. bc.epochs=20")
+    if section not in DEFAULTS or key not in DEFAULTS[section]:
+        known = ", ".join(f"{section}.{k}" for k in DEFAULTS.get(section, {})) or \
+            ", ".join(DEFAULTS)
+        raise SystemExit(f"--set {item!r}: unknown setting {name.strip()!r} (known: {known})")
+    try:
+        value = tomllib.loads(f"v = {text.strip()}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = text.strip()
+    return section, key, value
+
+
 def load_config(path: str | Path | None = None, overrides: dict | None = None) -> dict:
     """The defaults, updated by a TOML file and then by ``overrides`` (nested dicts)."""
     cfg = copy.deepcopy(DEFAULTS)
@@ -593,8 +611,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--evaluate-only", action="store_true",
                     help="no training: re-run the final evaluation of the model already in "
                     "--out with the config's eval.final_hands")
+    ap.add_argument("--set", action="append", default=[], metavar="SECTION.KEY=VALUE",
+                    help="override one setting of the config, VALUE in TOML syntax, e.g. "
+                    "--set bc.score_temperature=1.0 --set 'bc.teacher=\"search\"' "
+                    "(repeatable; recorded in the results' config.json)")
     a = ap.parse_args(argv)
     over: dict[str, Any] = {"run": {}, "ppo": {}, "bc": {}}
+    for item in a.set:
+        section, key, value = parse_setting(item)
+        over.setdefault(section, {})[key] = value
     if a.steps is not None:
         over["ppo"]["timesteps"] = a.steps
     if a.minutes is not None:

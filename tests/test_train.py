@@ -287,3 +287,19 @@ def test_ppo_spec_loads_in_a_fresh_interpreter():
                          text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "PPOAgent"
+
+
+def test_set_overrides_one_setting_and_names_unknown_ones():
+    """``--set SECTION.KEY=VALUE``: TOML values (numbers, tables), bare words as strings; an
+    unknown key is refused with the known ones listed."""
+    from experiments.train import parse_setting
+
+    assert parse_setting("bc.score_temperature=1.5") == ("bc", "score_temperature", 1.5)
+    assert parse_setting("bc.teacher=search:simulations=1000") == \
+        ("bc", "teacher", "search:simulations=1000")
+    assert parse_setting("eval.final_hands = {heuristic = 10}") == \
+        ("eval", "final_hands", {"heuristic": 10})
+    with pytest.raises(SystemExit, match="unknown setting 'bc.nope'.*bc.teacher"):
+        parse_setting("bc.nope=1")
+    with pytest.raises(SystemExit, match="expected SECTION.KEY=VALUE"):
+        parse_setting("epochs=3")
