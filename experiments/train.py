@@ -322,7 +322,9 @@ def plot_curve(rows: list[dict], path: Path) -> None:
                               (axes[1], "diff_per_hand", "diff_lo", "diff_hi")):
             ys = [r[y] for r in rs]
             if len(rs) == 1:  # one evaluation (behaviour cloning only): a point with its bar
-                ax.errorbar(x, ys, yerr=[[ys[0] - rs[0][lo]], [rs[0][hi] - ys[0]]], fmt="o",
+                # max(0, .): a bootstrap bound can sit a rounding error past the estimate
+                ax.errorbar(x, ys, yerr=[[max(0.0, ys[0] - rs[0][lo])],
+                                         [max(0.0, rs[0][hi] - ys[0])]], fmt="o",
                             color=c, label=opp, ms=4, capsize=4)
             else:
                 ax.plot(x, ys, "o-", color=c, label=opp, ms=3)

@@ -303,3 +303,15 @@ def test_set_overrides_one_setting_and_names_unknown_ones():
         parse_setting("bc.nope=1")
     with pytest.raises(SystemExit, match="expected SECTION.KEY=VALUE"):
         parse_setting("epochs=3")
+
+
+def test_learning_curve_plot_survives_a_bound_a_rounding_error_past_the_estimate(tmp_path):
+    """60 of 60 hands won: the Wilson upper bound can come out a hair below 1.0; the single
+    evaluation point of a cloning-only run is still drawn (it once failed on 'negative yerr')."""
+    from experiments.train import plot_curve
+
+    row = {"timesteps": 0, "minutes": 14.8, "phase": "bc", "opponent": "random",
+           "win_rate": 1.0, "wilson_lo": 0.94, "wilson_hi": 1.0 - 1e-12,
+           "diff_per_hand": 13.2, "diff_lo": 13.2 + 1e-12, "diff_hi": 14.5}
+    plot_curve([row], tmp_path / "c.png")
+    assert (tmp_path / "c.png").stat().st_size > 1000
