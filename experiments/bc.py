@@ -153,15 +153,21 @@ def collect(env_kwargs: dict, teacher: str, decisions: int, explore: float = 0.0
         return _merge(pool.map(_collect_worker, jobs))
 
 
+def _slots(demos: Demos, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For the decisions ``idx`` (enumerate mode): each legal move's batch row, its action
+    slot, and its index into the ragged per-move arrays (rows, hints, scores)."""
+    n = demos.n[idx]
+    row_of = np.repeat(np.arange(len(idx)), n)
+    slot = np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n)
+    return row_of, slot, np.repeat(demos.start[idx], n) + slot
+
+
 def _batch(demos: Demos, idx: np.ndarray, n_actions: int, dict_obs: bool):
     obs = torch.as_tensor(demos.obs[idx].astype(np.float32))
-    n = demos.n[idx]
     if demos.rows is not None:
-        k = int(n.max())
+        k = int(demos.n[idx].max())
+        row_of, slot, src = _slots(demos, idx)
         feats = np.zeros((len(idx), k, demos.rows.shape[1]), np.float32)
-        row_of = np.repeat(np.arange(len(idx)), n)
-        slot = np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n)
-        src = np.repeat(demos.start[idx], n) + slot
         feats[row_of, slot] = demos.rows[src]
         mask = np.zeros((len(idx), n_actions), bool)
         mask[row_of, slot] = True
@@ -179,34 +185,30 @@ def _batch(demos: Demos, idx: np.ndarray, n_actions: int, dict_obs: bool):
             torch.as_tensor(demos.ret[idx]))
 
 
-def _soft_targets(demos: Demos, idx: np.ndarray, k: int, temperature: float) -> torch.Tensor:
-    """softmax(heuristic score / temperature) over each decision's moves (B x k): the hints'
-    first column is the score in points x HINT_SCALE."""
-    from agents.ppo import HINT_SCALE
-
-    n = demos.n[idx]
-    row_of = np.repeat(np.arange(len(idx)), n)
-    slot = np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n)
-    src = np.repeat(demos.start[idx], n) + slot
+def _softmax_targets(demos: Demos, idx: np.ndarray, k: int, values: np.ndarray,
+                     temperature: float) -> torch.Tensor:
+    """softmax(value / temperature) over each decision's moves (B x k); ``values`` holds one
+    value per legal move (ragged, like ``rows``), -inf for a move that gets none of the mass."""
+    row_of, slot, src = _slots(demos, idx)
     z = np.full((len(idx), k), -np.inf, np.float64)
-    z[row_of, slot] = demos.hints[src, 0] / HINT_SCALE / temperature
+    z[row_of, slot] = values[src] / temperature
     z -= z.max(1, keepdims=True)
     p = np.exp(z)
     return torch.as_tensor(p / p.sum(1, keepdims=True), dtype=torch.float32)
+
+
+def _soft_targets(demos: Demos, idx: np.ndarray, k: int, temperature: float) -> torch.Tensor:
+    """softmax(heuristic score / temperature): the hints' first column is the score in
+    points x HINT_SCALE."""
+    from agents.ppo import HINT_SCALE
+
+    return _softmax_targets(demos, idx, k, demos.hints[:, 0] / HINT_SCALE, temperature)
 
 
 def _score_targets(demos: Demos, idx: np.ndarray, k: int, temperature: float) -> torch.Tensor:
-    """softmax(teacher score / temperature) over each decision's moves (B x k), moves the
-    teacher did not score getting none of the mass."""
-    n = demos.n[idx]
-    row_of = np.repeat(np.arange(len(idx)), n)
-    slot = np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n)
-    src = np.repeat(demos.start[idx], n) + slot
-    z = np.full((len(idx), k), -np.inf, np.float64)
-    z[row_of, slot] = demos.scores[src] / temperature
-    z -= z.max(1, keepdims=True)
-    p = np.exp(z)
-    return torch.as_tensor(p / p.sum(1, keepdims=True), dtype=torch.float32)
+    """softmax(teacher score / temperature), moves the teacher did not score getting none of
+    the mass."""
+    return _softmax_targets(demos, idx, k, demos.scores, temperature)
 
 
 def save_demos(demos: Demos, path: str) -> None:

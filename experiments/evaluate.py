@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from agents.tournament import MatchResult, play_match
-from experiments.stats import PairSummary, ratings, summarize_pair
+from experiments.stats import PairSummary, error_bars, ratings, summarize_pair
 
 LADDER = (("greedy", "random"), ("heuristic", "greedy"), ("search", "heuristic"))
 DEFAULT_OUT = Path("experiments/results/eval")
@@ -132,8 +132,8 @@ def plot(summaries: Sequence[PairSummary], path: Path) -> None:
     ax = axes[0]
     wr = [s.win_rate for s in summaries]
     ax.bar(x, wr, color="#4c72b0",
-           yerr=[[max(0.0, w - s.win_lo) for w, s in zip(wr, summaries)],
-                 [max(0.0, s.win_hi - w) for w, s in zip(wr, summaries)]], capsize=4)
+           yerr=error_bars(wr, [s.win_lo for s in summaries], [s.win_hi for s in summaries]),
+           capsize=4)
     ax.axhline(0.5, color="grey", lw=1, ls="--")
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("win rate of A (95% CI)")
@@ -141,8 +141,8 @@ def plot(summaries: Sequence[PairSummary], path: Path) -> None:
     ax = axes[1]
     d = [s.diff_per_hand for s in summaries]
     ax.bar(x, d, color="#dd8452",
-           yerr=[[max(0.0, v - s.diff_lo) for v, s in zip(d, summaries)],
-                 [max(0.0, s.diff_hi - v) for v, s in zip(d, summaries)]], capsize=4)
+           yerr=error_bars(d, [s.diff_lo for s in summaries], [s.diff_hi for s in summaries]),
+           capsize=4)
     ax.axhline(0, color="grey", lw=1)
     ax.set_ylabel("points per hand, A - B (95% CI)")
     ax.set_xticks(list(x), labels, fontsize=7, rotation=45, ha="right")

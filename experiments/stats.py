@@ -18,6 +18,15 @@ from scipy import stats as sps
 from agents.tournament import MatchResult
 
 
+def error_bars(estimates: Sequence[float], lows: Sequence[float],
+               highs: Sequence[float]) -> list[list[float]]:
+    """matplotlib's ``yerr`` (distances below and above each estimate) for intervals; a bound
+    that sits a rounding error past its estimate (60 of 60 hands won) gives 0, not a negative
+    distance matplotlib refuses."""
+    return [[max(0.0, e - lo) for e, lo in zip(estimates, lows)],
+            [max(0.0, hi - e) for e, hi in zip(estimates, highs)]]
+
+
 def wilson_interval(successes: float, n: int, conf: float = 0.95) -> tuple[float, float]:
     """Wilson score interval for a binomial proportion (draws may count as half successes)."""
     if n <= 0:

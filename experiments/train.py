@@ -65,7 +65,7 @@ from agents.tournament import play_match
 from casino_env.encoding import Layout
 from casino_env.engine.rules import make_rules
 from experiments import bc
-from experiments.stats import summarize_pair
+from experiments.stats import error_bars, summarize_pair
 from experiments.train_env import make_train_vec_env
 
 DEFAULTS: dict[str, Any] = {
@@ -322,9 +322,7 @@ def plot_curve(rows: list[dict], path: Path) -> None:
                               (axes[1], "diff_per_hand", "diff_lo", "diff_hi")):
             ys = [r[y] for r in rs]
             if len(rs) == 1:  # one evaluation (behaviour cloning only): a point with its bar
-                # max(0, .): a bootstrap bound can sit a rounding error past the estimate
-                ax.errorbar(x, ys, yerr=[[max(0.0, ys[0] - rs[0][lo])],
-                                         [max(0.0, rs[0][hi] - ys[0])]], fmt="o",
+                ax.errorbar(x, ys, yerr=error_bars(ys, [rs[0][lo]], [rs[0][hi]]), fmt="o",
                             color=c, label=opp, ms=4, capsize=4)
             else:
                 ax.plot(x, ys, "o-", color=c, label=opp, ms=3)

@@ -124,3 +124,12 @@ def test_markdown_without_ratings() -> None:
     s = summarize_pair(_match([_record(0, 0, 0, [(6, 5)]), _record(0, 1, 0, [(6, 5)])]))
     text = markdown([s], [], {"seed": 0, "mode": "game", "seconds": 1.0, "machine": "x"})
     assert "| casino | a v b | 2 | 2 |" in text
+
+
+def test_error_bars_are_distances_and_never_negative():
+    """yerr for matplotlib: estimate minus low, high minus estimate; a bound a rounding error
+    past its estimate gives 0."""
+    from experiments.stats import error_bars
+
+    assert error_bars([0.5, 1.0], [0.4, 0.94], [0.7, 1.0 - 1e-12]) == \
+        [[pytest.approx(0.1), pytest.approx(0.06)], [pytest.approx(0.2), 0.0]]
