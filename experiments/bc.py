@@ -47,12 +47,16 @@ class Demos:
 
 
 def _collect_worker(args: tuple) -> Demos:
-    env_kwargs, teacher, n_decisions, explore, seed, progress = args
+    env_kwargs, teacher, n_decisions, explore, seed, progress, student, beta = args
     from experiments.train_env import TrainEnv
 
     torch.set_num_threads(1)
     env = TrainEnv(**env_kwargs)
     agent = make_agent(teacher, seed=seed)
+    if student is not None:  # DAgger: the student plays, the teacher labels its states
+        from agents.ppo import PPOAgent
+
+        student = PPOAgent(student[0], student[1], seed=seed)
     rng = np.random.default_rng(seed)
     enumerate_mode = env.raw.action_mode == "enumerate"
     obs_l, act_l, ret_l, n_l, rows_l, mask_l, hint_l = [], [], [], [], [], [], []
@@ -84,6 +88,8 @@ def _collect_worker(args: tuple) -> Demos:
             episode.append(len(act_l) - 1)
             if bar is not None:
                 bar.update(1)
+        if student is not None and rng.random() >= beta:
+            a = env.expert_action(student)
         if a < 0 or rng.random() < explore:
             a = int(rng.choice(np.flatnonzero(mask)))
         obs, reward, terminated, truncated, _ = env.step(a)
@@ -121,7 +127,8 @@ def _slot_scores(env, last_scores, n: int) -> np.ndarray:
     return out
 
 
-def _merge(parts: list[Demos]) -> Demos:
+def merge(parts: list[Demos]) -> Demos:
+    """One set of demonstrations from several (in order)."""
     out = Demos(np.concatenate([p.obs for p in parts]),
                 np.concatenate([p.action for p in parts]),
                 np.concatenate([p.ret for p in parts]), np.concatenate([p.n for p in parts]))
@@ -138,19 +145,26 @@ def _merge(parts: list[Demos]) -> Demos:
 
 
 def collect(env_kwargs: dict, teacher: str, decisions: int, explore: float = 0.05,
-            seed: int = 0, workers: int = 1, progress: bool = True) -> Demos:
+            seed: int = 0, workers: int = 1, progress: bool = True,
+            student: tuple | None = None, beta: float = 0.0) -> Demos:
     """``decisions`` teacher decisions from the learner's seat of ``TrainEnv(**env_kwargs)``
-    (opponents as configured there), split over ``workers`` processes."""
+    (opponents as configured there), split over ``workers`` processes.
+
+    ``student`` = (policy, env_config) of a PPOAgent (DAgger): the teacher still labels every
+    decision, but the student's move is the one played (the teacher's with probability
+    ``beta``), so that the states are those the student's own play reaches."""
     env_kwargs = dict(env_kwargs)
     if env_kwargs.get("action_mode") == "enumerate":
         env_kwargs["dict_obs"] = True
+    if not 0.0 <= beta <= 1.0:
+        raise ValueError(f"collect: beta must be in [0, 1], got {beta}")
     share = math.ceil(decisions / workers)
-    jobs = [(env_kwargs, teacher, share, explore, seed * 1000 + w, progress and w == 0)
-            for w in range(workers)]
+    jobs = [(env_kwargs, teacher, share, explore, seed * 1000 + w, progress and w == 0,
+             student, beta) for w in range(workers)]
     if workers == 1:
         return _collect_worker(jobs[0])
     with mp.get_context("forkserver").Pool(workers) as pool:
-        return _merge(pool.map(_collect_worker, jobs))
+        return merge(pool.map(_collect_worker, jobs))
 
 
 def _slots(demos: Demos, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -327,4 +341,4 @@ def evaluate(policy, demos: Demos, idx: np.ndarray, batch_size: int, n_actions: 
             "holdout_accuracy": correct / max(choices, 1.0)}
 
 
-__all__ = ["Demos", "collect", "evaluate", "load_demos", "pretrain", "save_demos"]
+__all__ = ["Demos", "collect", "evaluate", "load_demos", "merge", "pretrain", "save_demos"]

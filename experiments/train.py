@@ -15,6 +15,9 @@ Pipeline (everything counts against ``run.time_limit_minutes`` except the final 
    > 0 fits the policy to softmax(teacher score / T) over the moves a search teacher scored
    instead of its single choice; ``bc.save_demos`` / ``bc.load_demos`` (an ``.npz`` path)
    keep the collected decisions so that fits can be compared on the same data.
+   ``bc.dagger_rounds`` > 0 then runs DAgger: each round the fitted policy plays
+   ``bc.dagger_decisions`` decisions (the teacher's move with probability ``bc.dagger_beta``),
+   the teacher labels them, and the fit continues on all decisions so far.
 2. ``ppo``: MaskablePPO on ``ppo.n_envs`` environments (``vec = "dummy"``: this process;
    ``"subproc"``: ``ppo.workers`` processes each stepping a group of them). The other seats
    are drawn per hand from ``opponents.pool`` (weights; ``self`` = snapshots of the learner,
@@ -79,6 +82,7 @@ DEFAULTS: dict[str, Any] = {
     "bc": {"teacher": "heuristic", "decisions": 0, "explore": 0.05, "epochs": 3,
            "batch_size": 512, "learning_rate": 1e-3, "value_coef": 0.5, "temperature": 0.0,
            "score_temperature": 0.0, "save_demos": "", "load_demos": "",
+           "dagger_rounds": 0, "dagger_decisions": 0, "dagger_beta": 0.0,
            "opponents": {"heuristic": 3, "greedy": 1, "random": 1}, "workers": 2},
     "ppo": {"timesteps": 1_000_000, "n_envs": 16, "vec": "dummy", "workers": 2,
             "n_steps": 128, "batch_size": 512, "n_epochs": 4, "learning_rate": 3e-4,
@@ -270,7 +274,7 @@ def write_curve(rows: list[dict], out: Path) -> None:
 
 
 BC_FIELDS = ("epoch", "train_ce", "holdout_ce", "holdout_accuracy", "train_value_mse",
-             "holdout_value_mse", "seconds")
+             "holdout_value_mse", "seconds", "round")
 
 
 def write_bc_curve(epochs: list[dict], out: Path) -> None:
@@ -294,8 +298,12 @@ def plot_bc_curve(epochs: list[dict], path: Path) -> None:
     axes[0].set_ylabel("cross-entropy to the teacher's move")
     axes[1].plot(x, [e["holdout_accuracy"] for e in epochs], "o-", ms=3, color="#c44e52")
     axes[1].set_ylabel("held-out agreement with the teacher")
+    starts = [e["epoch"] - 0.5 for i, e in enumerate(epochs)
+              if i and e.get("round", 0) != epochs[i - 1].get("round", 0)]
     for ax in axes:
-        ax.set_xlabel("behaviour cloning epoch")
+        for x0 in starts:  # a DAgger round: the student's states added, the fit continued
+            ax.axvline(x0, color="grey", ls=":", lw=1)
+        ax.set_xlabel("behaviour cloning epoch" + (" (dotted: DAgger rounds)" if starts else ""))
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=8)
     fig.tight_layout()
@@ -444,6 +452,14 @@ def save_small(model: MaskablePPO, path: Path) -> None:
         policy.optimizer = kept
 
 
+def copy_config(config_path: str | Path, out: Path) -> None:
+    """Keep the config file beside the results as ``config.toml`` (nothing to do when it is
+    already that file, e.g. re-evaluating with ``--config <out>/config.toml``)."""
+    dest = out / "config.toml"
+    if not (dest.exists() and Path(config_path).resolve() == dest.resolve()):
+        shutil.copy(config_path, dest)
+
+
 def train(cfg: dict, out: str | Path, runs: str | Path | None = None,
           config_path: str | Path | None = None) -> dict:
     """Run the whole pipeline of one config; returns the training log (also in ``out``)."""
@@ -456,7 +472,7 @@ def train(cfg: dict, out: str | Path, runs: str | Path | None = None,
     seed = int(cfg["run"]["seed"])
     (out / "config.json").write_text(json.dumps(cfg, indent=2, sort_keys=True) + "\n")
     if config_path is not None:
-        shutil.copy(config_path, out / "config.toml")
+        copy_config(config_path, out)
     t_start = time.perf_counter()
     log: dict[str, Any] = {"config": str(config_path) if config_path else None,
                            "machine": f"{platform.machine()} python {platform.python_version()}"
@@ -481,16 +497,48 @@ def train(cfg: dict, out: str | Path, runs: str | Path | None = None,
                     bc.save_demos(demos, b["save_demos"])
             t1 = time.perf_counter()
             epochs_log: list[dict] = []
-            stats = bc.pretrain(model.policy, demos, b["epochs"], b["batch_size"],
-                                b["learning_rate"], b["value_coef"], seed=seed,
-                                progress=progress, log=epochs_log.append,
-                                temperature=float(b.get("temperature") or 0.0),
-                                score_temperature=float(b.get("score_temperature") or 0.0))
+
+            def fit(demos: bc.Demos, round_: int) -> dict:
+                return bc.pretrain(model.policy, demos, b["epochs"], b["batch_size"],
+                                   b["learning_rate"], b["value_coef"], seed=seed + round_,
+                                   progress=progress,
+                                   log=lambda row: epochs_log.append(
+                                       {**row, "round": round_, "epoch": len(epochs_log) + 1}),
+                                   temperature=float(b.get("temperature") or 0.0),
+                                   score_temperature=float(b.get("score_temperature") or 0.0))
+
+            stats = fit(demos, 0)
             t2 = time.perf_counter()
+            collect_seconds, fit_seconds = t1 - t0, t2 - t1
+            rounds = []
+            for r in range(1, int(b.get("dagger_rounds") or 0) + 1):
+                # DAgger: the teacher labels the states the student's own play reaches.
+                t3 = time.perf_counter()
+                student = (snapshot_policy(model.policy), env_config(cfg))
+                new = bc.collect(env_kwargs(cfg, list(weighted_pool(b["opponents"]))),
+                                 b["teacher"], int(b.get("dagger_decisions") or b["decisions"]),
+                                 b["explore"], seed + 1000 * r, int(b.get("workers", 1)),
+                                 progress, student=student, beta=float(b["dagger_beta"]))
+                demos = bc.merge([demos, new])
+                t4 = time.perf_counter()
+                stats = fit(demos, r)
+                t5 = time.perf_counter()
+                collect_seconds += t4 - t3
+                fit_seconds += t5 - t4
+                rounds.append({"round": r, "decisions": len(new), "collect_seconds": t4 - t3,
+                               "fit_seconds": t5 - t4, **stats})
+                if cfg["run"].get("verbose", True):
+                    print(f"DAgger round {r}: {len(new)} decisions of the student's play "
+                          f"labelled in {t4 - t3:.0f}s, {len(demos)} in all, held-out "
+                          f"accuracy {stats['holdout_accuracy']:.3f}", flush=True)
+            if rounds and b.get("save_demos"):
+                bc.save_demos(demos, b["save_demos"])
             write_bc_curve(epochs_log, out)
-            log["bc"] = {"decisions": len(demos), "collect_seconds": t1 - t0,
-                         "decisions_per_second": len(demos) / (t1 - t0),
-                         "fit_seconds": t2 - t1, "epochs": epochs_log, **stats}
+            log["bc"] = {"decisions": len(demos), "collect_seconds": collect_seconds,
+                         "decisions_per_second": len(demos) / collect_seconds,
+                         "fit_seconds": fit_seconds, "epochs": epochs_log, **stats}
+            if rounds:
+                log["bc"]["dagger"] = rounds
             del demos
             if cfg["run"].get("verbose", True):
                 print(f"behaviour cloning: {log['bc']['decisions']} decisions collected in "
@@ -641,7 +689,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         log = json.loads(log_path.read_text())
         final_evaluation(cfg, out, log, cfg["run"].get("progress", True))
         (out / "config.json").write_text(json.dumps(cfg, indent=2, sort_keys=True) + "\n")
-        shutil.copy(a.config, out / "config.toml")
+        copy_config(a.config, out)
     else:
         log = train(cfg, out, a.runs, a.config)
     md = out / "eval_final.md"

@@ -69,7 +69,7 @@ class TrainEnv(CasinoEnv):
         self._fixed_opponents = False
         self._base_state = self._base_move = None
         self._expert_state = None
-        self._expert_move = None
+        self._expert_moves: dict[int, object] = {}  # id(agent) -> its move in _expert_state
         self.hints = hints
         if hints:
             if hints != "heuristic":
@@ -150,8 +150,10 @@ class TrainEnv(CasinoEnv):
         raw = self.raw
         if self._expert_state is not raw.state:  # one move per state (compose: many steps)
             self._expert_state = raw.state
-            self._expert_move = agent.act(raw.state, self.seat)
-        move = self._expert_move
+            self._expert_moves.clear()
+        move = self._expert_moves.get(id(agent))
+        if move is None:  # each agent asked once per state (teacher and student in DAgger)
+            move = self._expert_moves[id(agent)] = agent.act(raw.state, self.seat)
         if raw.compose:
             return raw.action_for(move)[len(raw._composer.prefix)]
         try:

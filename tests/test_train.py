@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import time
 
 import gymnasium  # noqa: F401  (before casino_env.single)
@@ -315,3 +316,17 @@ def test_learning_curve_plot_survives_a_bound_a_rounding_error_past_the_estimate
            "diff_per_hand": 13.2, "diff_lo": 13.2 + 1e-12, "diff_hi": 14.5}
     plot_curve([row], tmp_path / "c.png")
     assert (tmp_path / "c.png").stat().st_size > 1000
+
+
+def test_evaluate_only_with_the_results_own_config(tmp_path):
+    """Re-evaluating a saved model with ``--config <out>/config.toml`` (the file the run kept)
+    rewrites its evaluation and leaves the config file as it was."""
+    out = tmp_path / "casino"
+    shutil.copytree("experiments/results/train/casino", out)
+    before = (out / "config.toml").read_text()
+    assert train_main(["--config", str(out / "config.toml"), "--out", str(out),
+                       "--evaluate-only", "--quiet", "--set", "eval.final_hands={random=4}",
+                       "--set", "eval.final_seed=7"]) == 0
+    assert (out / "config.toml").read_text() == before
+    rows = json.loads((out / "eval_final.json").read_text())
+    assert [(r["opponent"], r["hands"]) for r in rows] == [("random", 4)]
