@@ -103,3 +103,19 @@ def test_run_with_a_dagger_round_adds_its_decisions_and_plays(tmp_path):
     res = play_match([make_agent(f"ppo:{tmp_path / 'out' / 'model.zip'}", seed=0), "random"],
                      "casino", 2, deals=2, seed=0, mode="hand")
     assert len(res.records) == 4
+
+
+def test_dagger_refits_from_the_initial_weights(tmp_path):
+    """Each round's policy is fitted afresh to all decisions so far: the same weights as a run
+    fitting the saved aggregate from the start; ``dagger_continue`` keeps fitting instead."""
+    import torch
+
+    saved = tmp_path / "all.npz"
+    train(_config(epochs=2, dagger_rounds=1, dagger_decisions=60, save_demos=str(saved)),
+          tmp_path / "a", tmp_path / "ra")
+    train(_config(epochs=2, load_demos=str(saved)), tmp_path / "b", tmp_path / "rb")
+    train(_config(epochs=2, dagger_rounds=1, dagger_decisions=60, dagger_continue=True),
+          tmp_path / "c", tmp_path / "rc")
+    a, b, c = (PPOAgent.load(tmp_path / d / "model.zip").policy.state_dict() for d in "abc")
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    assert not all(torch.equal(a[k], c[k]) for k in a)
