@@ -47,16 +47,17 @@ class Demos:
 
 
 def _collect_worker(args: tuple) -> Demos:
-    env_kwargs, teacher, n_decisions, explore, seed, progress, student, beta = args
+    env_kwargs, teacher, n_decisions, explore, seed, progress, student_spec, beta = args
     from experiments.train_env import TrainEnv
 
     torch.set_num_threads(1)
     env = TrainEnv(**env_kwargs)
     agent = make_agent(teacher, seed=seed)
-    if student is not None:  # DAgger: the student plays, the teacher labels its states
+    student = None
+    if student_spec is not None:  # DAgger: the student plays, the teacher labels its states
         from agents.ppo import PPOAgent
 
-        student = PPOAgent(student[0], student[1], seed=seed)
+        student = PPOAgent(*student_spec, seed=seed)
     rng = np.random.default_rng(seed)
     enumerate_mode = env.raw.action_mode == "enumerate"
     obs_l, act_l, ret_l, n_l, rows_l, mask_l, hint_l = [], [], [], [], [], [], []

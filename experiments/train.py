@@ -16,9 +16,10 @@ Pipeline (everything counts against ``run.time_limit_minutes`` except the final 
    instead of its single choice; ``bc.save_demos`` / ``bc.load_demos`` (an ``.npz`` path)
    keep the collected decisions so that fits can be compared on the same data.
    ``bc.dagger_rounds`` > 0 then runs DAgger: each round the fitted policy plays
-   ``bc.dagger_decisions`` decisions (the teacher's move with probability ``bc.dagger_beta``),
-   the teacher labels them, and the policy is refitted from its initial weights on all
-   decisions so far (``bc.dagger_continue = true``: the fit continues from the last round's).
+   ``bc.dagger_decisions`` decisions (0: ``bc.decisions``; the teacher's move with probability
+   ``bc.dagger_beta``), the teacher labels them, and the policy is refitted from its initial
+   weights on all decisions so far (``bc.dagger_continue = true``: the fit continues from the
+   last round's).
 2. ``ppo``: MaskablePPO on ``ppo.n_envs`` environments (``vec = "dummy"``: this process;
    ``"subproc"``: ``ppo.workers`` processes each stepping a group of them). The other seats
    are drawn per hand from ``opponents.pool`` (weights; ``self`` = snapshots of the learner,
@@ -303,7 +304,7 @@ def plot_bc_curve(epochs: list[dict], path: Path) -> None:
     starts = [e["epoch"] - 0.5 for i, e in enumerate(epochs)
               if i and e.get("round", 0) != epochs[i - 1].get("round", 0)]
     for ax in axes:
-        for x0 in starts:  # a DAgger round: the student's states added, the fit continued
+        for x0 in starts:  # a DAgger round: the student's states added, the policy refitted
             ax.axvline(x0, color="grey", ls=":", lw=1)
         ax.set_xlabel("behaviour cloning epoch" + (" (dotted: DAgger rounds)" if starts else ""))
         ax.grid(alpha=0.3)
@@ -462,6 +463,62 @@ def copy_config(config_path: str | Path, out: Path) -> None:
         shutil.copy(config_path, dest)
 
 
+def behaviour_cloning(cfg: dict, policy, out: Path, seed: int, progress: bool) -> dict:
+    """Phase 1: fit ``policy`` to the teacher's decisions, then run the DAgger rounds (the
+    fitted policy plays, the teacher labels the states it reaches, the policy is fitted to all
+    decisions so far); writes ``bc_curve.*`` and returns the phase's log."""
+    b = cfg["bc"]
+    initial = copy.deepcopy(policy.state_dict())  # the prior, before any fit
+    epochs: list[dict] = []
+    rounds: list[dict] = []
+    demos = None
+    for r in range(int(b.get("dagger_rounds") or 0) + 1):
+        t0 = time.perf_counter()
+        if r == 0 and b.get("load_demos"):
+            new = bc.load_demos(b["load_demos"])
+        else:
+            student = (snapshot_policy(policy), env_config(cfg)) if r else None
+            n = int(b.get("dagger_decisions") or b["decisions"]) if r else int(b["decisions"])
+            new = bc.collect(env_kwargs(cfg, list(weighted_pool(b["opponents"]))),
+                             b["teacher"], n, b["explore"], seed + 1000 * r,
+                             int(b.get("workers", 1)), progress, student=student,
+                             beta=float(b.get("dagger_beta") or 0.0))
+        demos = new if demos is None else bc.merge([demos, new])
+        t1 = time.perf_counter()
+        if r and not b.get("dagger_continue"):
+            # Refit from the initial weights on all decisions (DAgger's new policy per round):
+            # continuing the fitted policy for another cosine cycle lost 3 points against the
+            # heuristic in Tuxedo (47.5% v 50.6%, same decisions).
+            policy.load_state_dict(initial)
+        stats = bc.pretrain(policy, demos, b["epochs"], b["batch_size"], b["learning_rate"],
+                            b["value_coef"], seed=seed, progress=progress,
+                            log=lambda row, r=r: epochs.append(
+                                {**row, "round": r, "epoch": len(epochs) + 1}),
+                            temperature=float(b.get("temperature") or 0.0),
+                            score_temperature=float(b.get("score_temperature") or 0.0))
+        rounds.append({"round": r, "decisions": len(new), "collect_seconds": t1 - t0,
+                       "fit_seconds": time.perf_counter() - t1, **stats})
+        if r and cfg["run"].get("verbose", True):
+            print(f"DAgger round {r}: {len(new)} decisions of the student's play labelled in "
+                  f"{t1 - t0:.0f}s, {len(demos)} in all, held-out accuracy "
+                  f"{stats['holdout_accuracy']:.3f}", flush=True)
+    if b.get("save_demos"):
+        bc.save_demos(demos, b["save_demos"])
+    write_bc_curve(epochs, out)
+    collect_seconds = sum(x["collect_seconds"] for x in rounds)
+    fit_seconds = sum(x["fit_seconds"] for x in rounds)
+    log = {"decisions": len(demos), "collect_seconds": collect_seconds,
+           "decisions_per_second": len(demos) / max(collect_seconds, 1e-9),
+           "fit_seconds": fit_seconds, "epochs": epochs, **stats}
+    if len(rounds) > 1:
+        log["dagger"] = rounds[1:]
+    if cfg["run"].get("verbose", True):
+        print(f"behaviour cloning: {len(demos)} decisions collected in {collect_seconds:.0f}s, "
+              f"fitted in {fit_seconds:.0f}s, held-out accuracy "
+              f"{stats['holdout_accuracy']:.3f}", flush=True)
+    return log
+
+
 def train(cfg: dict, out: str | Path, runs: str | Path | None = None,
           config_path: str | Path | None = None) -> dict:
     """Run the whole pipeline of one config; returns the training log (also in ``out``)."""
@@ -488,71 +545,7 @@ def train(cfg: dict, out: str | Path, runs: str | Path | None = None,
         # 1. behaviour cloning
         b = cfg["bc"]
         if b.get("decisions"):
-            t0 = time.perf_counter()
-            if b.get("load_demos"):
-                demos = bc.load_demos(b["load_demos"])
-            else:
-                demos = bc.collect(env_kwargs(cfg, list(weighted_pool(b["opponents"]))),
-                                   b["teacher"], int(b["decisions"]), b["explore"], seed,
-                                   int(b.get("workers", 1)), progress)
-                if b.get("save_demos"):
-                    bc.save_demos(demos, b["save_demos"])
-            t1 = time.perf_counter()
-            epochs_log: list[dict] = []
-
-            initial = copy.deepcopy(model.policy.state_dict())  # (the prior, before any fit)
-
-            def fit(demos: bc.Demos, round_: int) -> dict:
-                return bc.pretrain(model.policy, demos, b["epochs"], b["batch_size"],
-                                   b["learning_rate"], b["value_coef"], seed=seed,
-                                   progress=progress,
-                                   log=lambda row: epochs_log.append(
-                                       {**row, "round": round_, "epoch": len(epochs_log) + 1}),
-                                   temperature=float(b.get("temperature") or 0.0),
-                                   score_temperature=float(b.get("score_temperature") or 0.0))
-
-            stats = fit(demos, 0)
-            t2 = time.perf_counter()
-            collect_seconds, fit_seconds = t1 - t0, t2 - t1
-            rounds = []
-            for r in range(1, int(b.get("dagger_rounds") or 0) + 1):
-                # DAgger: the teacher labels the states the student's own play reaches.
-                t3 = time.perf_counter()
-                student = (snapshot_policy(model.policy), env_config(cfg))
-                new = bc.collect(env_kwargs(cfg, list(weighted_pool(b["opponents"]))),
-                                 b["teacher"], int(b.get("dagger_decisions") or b["decisions"]),
-                                 b["explore"], seed + 1000 * r, int(b.get("workers", 1)),
-                                 progress, student=student, beta=float(b["dagger_beta"]))
-                demos = bc.merge([demos, new])
-                t4 = time.perf_counter()
-                if not b.get("dagger_continue"):
-                    # Refit from the initial weights on all decisions (DAgger's new policy per
-                    # round): continuing the fitted policy for another cosine cycle lost 3
-                    # points against the heuristic in Tuxedo (47.5% v 50.6%, same decisions).
-                    model.policy.load_state_dict(initial)
-                stats = fit(demos, r)
-                t5 = time.perf_counter()
-                collect_seconds += t4 - t3
-                fit_seconds += t5 - t4
-                rounds.append({"round": r, "decisions": len(new), "collect_seconds": t4 - t3,
-                               "fit_seconds": t5 - t4, **stats})
-                if cfg["run"].get("verbose", True):
-                    print(f"DAgger round {r}: {len(new)} decisions of the student's play "
-                          f"labelled in {t4 - t3:.0f}s, {len(demos)} in all, held-out "
-                          f"accuracy {stats['holdout_accuracy']:.3f}", flush=True)
-            if rounds and b.get("save_demos"):
-                bc.save_demos(demos, b["save_demos"])
-            write_bc_curve(epochs_log, out)
-            log["bc"] = {"decisions": len(demos), "collect_seconds": collect_seconds,
-                         "decisions_per_second": len(demos) / collect_seconds,
-                         "fit_seconds": fit_seconds, "epochs": epochs_log, **stats}
-            if rounds:
-                log["bc"]["dagger"] = rounds
-            del demos
-            if cfg["run"].get("verbose", True):
-                print(f"behaviour cloning: {log['bc']['decisions']} decisions collected in "
-                      f"{collect_seconds:.0f}s, fitted in {fit_seconds:.0f}s, held-out accuracy "
-                      f"{stats['holdout_accuracy']:.3f}", flush=True)
+            log["bc"] = behaviour_cloning(cfg, model.policy, out, seed, progress)
         if cfg["eval"].get("every"):
             t0 = time.perf_counter()
             agent = PPOAgent(snapshot_policy(model.policy), env_config(cfg))

@@ -14,26 +14,19 @@ import pytest
 pytest.importorskip("sb3_contrib")
 pytest.importorskip("torch")
 
+from bc_helpers import bc_config  # noqa: E402
+
 from agents import make_agent, play_match  # noqa: E402
 from agents.search import SearchAgent  # noqa: E402
 from casino_env.engine import apply_move, new_game  # noqa: E402
 from casino_env.engine.view import PlayerView  # noqa: E402
 from experiments import bc  # noqa: E402
-from experiments.train import env_kwargs, load_config, train  # noqa: E402
+from experiments.train import env_kwargs, train  # noqa: E402
 
 
 def _config(**bc_over) -> dict:
-    return load_config(None, {
-        "env": {"variant": "casino", "action_mode": "enumerate", "max_moves": 32,
-                "hints": "heuristic"},
-        "policy": {"hidden": 32, "pair_hidden": 16},
-        "bc": {"teacher": "search:simulations=16", "decisions": 120, "epochs": 2,
-               "batch_size": 32, "workers": 1, "opponents": {"greedy": 1}, **bc_over},
-        "ppo": {"timesteps": 0, "n_envs": 2, "vec": "dummy"},
-        "opponents": {"pool": {"greedy": 1}},
-        "eval": {"every": 0, "final_hands": {"random": 4}},
-        "run": {"progress": False, "verbose": False},
-    })
+    return bc_config(**{"teacher": "search:simulations=16", "decisions": 120, "epochs": 2,
+                        **bc_over})
 
 
 def test_search_reports_the_scores_it_chose_by():

@@ -14,25 +14,13 @@ import pytest
 pytest.importorskip("sb3_contrib")
 pytest.importorskip("torch")
 
+from bc_helpers import bc_config  # noqa: E402
+
 from agents import make_agent, play_match  # noqa: E402
 from agents.ppo import PPOAgent  # noqa: E402
 from experiments import bc  # noqa: E402
-from experiments.train import env_kwargs, load_config, train  # noqa: E402
+from experiments.train import env_kwargs, train  # noqa: E402
 from experiments.train_env import TrainEnv  # noqa: E402
-
-
-def _config(**bc_over) -> dict:
-    return load_config(None, {
-        "env": {"variant": "casino", "action_mode": "enumerate", "max_moves": 32,
-                "hints": "heuristic"},
-        "policy": {"hidden": 32, "pair_hidden": 16},
-        "bc": {"teacher": "heuristic", "decisions": 100, "epochs": 1, "batch_size": 32,
-               "workers": 1, "opponents": {"greedy": 1}, **bc_over},
-        "ppo": {"timesteps": 0, "n_envs": 2, "vec": "dummy"},
-        "opponents": {"pool": {"greedy": 1}},
-        "eval": {"every": 0, "final_hands": {"random": 4}},
-        "run": {"progress": False, "verbose": False},
-    })
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +28,7 @@ def student(tmp_path_factory) -> tuple:
     """A barely trained policy (one epoch on 100 heuristic decisions): it plays differently
     from the heuristic."""
     out = tmp_path_factory.mktemp("student")
-    train(_config(), out / "m", out / "runs")
+    train(bc_config(), out / "m", out / "runs")
     agent = PPOAgent.load(out / "m" / "model.zip")
     return agent.policy, agent.env_config
 
@@ -65,7 +53,7 @@ def test_expert_action_answers_each_agent_with_its_own_move():
 
 
 def test_beta_one_is_the_teachers_own_collection(student):
-    kw = env_kwargs(_config(), ["greedy"])
+    kw = env_kwargs(bc_config(), ["greedy"])
     plain = bc.collect(kw, "heuristic", 80, explore=0.0, seed=3, progress=False)
     mixed = bc.collect(kw, "heuristic", 80, explore=0.0, seed=3, progress=False,
                        student=student, beta=1.0)
@@ -77,7 +65,7 @@ def test_beta_one_is_the_teachers_own_collection(student):
 def test_student_states_teacher_labels(student):
     """beta = 0: every label is the heuristic's choice in its state (the hints' chosen-move
     column), yet the states differ from the teacher's own play."""
-    kw = env_kwargs(_config(), ["greedy"])
+    kw = env_kwargs(bc_config(), ["greedy"])
     plain = bc.collect(kw, "heuristic", 80, explore=0.0, seed=3, progress=False)
     dagger = bc.collect(kw, "heuristic", 80, explore=0.0, seed=3, progress=False,
                         student=student, beta=0.0)
@@ -91,7 +79,7 @@ def test_student_states_teacher_labels(student):
 
 def test_run_with_a_dagger_round_adds_its_decisions_and_plays(tmp_path):
     demos_path = tmp_path / "all.npz"
-    cfg = _config(epochs=2, dagger_rounds=1, dagger_decisions=60, save_demos=str(demos_path))
+    cfg = bc_config(epochs=2, dagger_rounds=1, dagger_decisions=60, save_demos=str(demos_path))
     log = train(cfg, tmp_path / "out", tmp_path / "runs")
     assert log["bc"]["decisions"] == 160
     assert [r["decisions"] for r in log["bc"]["dagger"]] == [60]
@@ -111,10 +99,10 @@ def test_dagger_refits_from_the_initial_weights(tmp_path):
     import torch
 
     saved = tmp_path / "all.npz"
-    train(_config(epochs=2, dagger_rounds=1, dagger_decisions=60, save_demos=str(saved)),
+    train(bc_config(epochs=2, dagger_rounds=1, dagger_decisions=60, save_demos=str(saved)),
           tmp_path / "a", tmp_path / "ra")
-    train(_config(epochs=2, load_demos=str(saved)), tmp_path / "b", tmp_path / "rb")
-    train(_config(epochs=2, dagger_rounds=1, dagger_decisions=60, dagger_continue=True),
+    train(bc_config(epochs=2, load_demos=str(saved)), tmp_path / "b", tmp_path / "rb")
+    train(bc_config(epochs=2, dagger_rounds=1, dagger_decisions=60, dagger_continue=True),
           tmp_path / "c", tmp_path / "rc")
     a, b, c = (PPOAgent.load(tmp_path / d / "model.zip").policy.state_dict() for d in "abc")
     assert all(torch.equal(a[k], b[k]) for k in a)
