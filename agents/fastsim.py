@@ -303,13 +303,13 @@ def simulate(st: State, side: int, game_bonus: float, fallback, policy: str = "c
     r = st.rules
     sr = sim_rules(r, policy)
     n = sr.players
-    hands = list(st.hands)
-    loose = st.loose
+    hands = list(st.hand_masks)
+    loose = st.loose_mask
     cw = sr.cw
     builds = [(b.value, b.cards, b.owner, sum(cw[i] for i in bit_list(b.cards)))
               for b in st.builds]
-    stock = list(st.stock)
-    piles = list(st.piles)
+    stock = list(st.stock_ids)
+    piles = list(st.pile_masks)
     sweeps = list(st.sweeps)
     last = st.last_capturer
     seat = st.current

@@ -108,13 +108,13 @@ class HeuristicAgent(Agent):
         seat = view.seat
         side = r.side(seat)
         n = r.players
-        w_me = weights(r, st.piles, side)
+        w_me = weights(r, st.pile_masks, side)
         # The next opponent to move and what it may hold.
         opp = next(((seat + k) % n for k in range(1, n) if r.side((seat + k) % n) != side),
                    (seat + 1) % n)
         opp_side = r.side(opp)
-        w_opp = weights(r, st.piles, opp_side)
-        hand = st.hands[seat]
+        w_opp = weights(r, st.pile_masks, opp_side)
+        hand = st.hand_masks[seat]
         unseen = view.unseen
         n_unseen = unseen.bit_count()
         opp_cards = view.hand_sizes[opp]
@@ -124,7 +124,7 @@ class HeuristicAgent(Agent):
         out = []
         for m in moves:
             rest = hand & ~m.played_mask
-            loose, builds = table_after(st.loose, st.builds, m, seat)
+            loose, builds = table_after(st.loose_mask, st.builds, m, seat)
             left = loose
             for b in builds:
                 left |= b.cards

@@ -71,7 +71,7 @@ def describe_compose_action(a: int, deck=None) -> str:
 def item_mask(st: State) -> int:
     """The card ids that stand for table items in compose mode: each loose card, and each
     build by its lowest card (so the items a move takes are ``taken_mask & item_mask``)."""
-    rep = st.loose
+    rep = st.loose_mask
     for b in st.builds:
         rep |= b.cards & -b.cards
     return rep
@@ -317,19 +317,19 @@ class Layout:
         out.fill(0)
         my_side = r.side(seat)
         # Every 52-card plane (offset, card mask) is unpacked in one numpy call.
-        segs = [(o["hand"], st.hands[seat])]
+        segs = [(o["hand"], st.hand_masks[seat])]
         om, oo = o["build_multiple"], o["build_owner"]
         if self.compact:
-            segs.append((o["table"], st.loose))
+            segs.append((o["table"], st.loose_mask))
             mine = others = 0
             for side in range(s):
                 if side == my_side:
-                    mine = st.piles[side]
+                    mine = st.pile_masks[side]
                 else:
-                    others |= st.piles[side]
+                    others |= st.pile_masks[side]
             segs.append((o["piles"], mine))
         else:
-            segs.append((o["loose"], st.loose))
+            segs.append((o["loose"], st.loose_mask))
             ob = o["builds"]
         for b in st.builds:
             row = b.value - 1
@@ -344,13 +344,13 @@ class Layout:
         if not self.compact:
             op = o["piles"]
             for side in range(s):
-                segs.append((op + ((side - my_side) % s) * N_CARDS, st.piles[side]))
+                segs.append((op + ((side - my_side) % s) * N_CARDS, st.pile_masks[side]))
         exposed = exposed_seats(st)
         if exposed:
             ok_ = o["known_hands"]
             for other in exposed:
                 if other != seat:
-                    segs.append((ok_ + ((other - seat) % n - 1) * N_CARDS, st.hands[other]))
+                    segs.append((ok_ + ((other - seat) % n - 1) * N_CARDS, st.hand_masks[other]))
         big = 0
         for k, (_, mask) in enumerate(segs):
             big |= mask << (64 * k)
@@ -368,7 +368,7 @@ class Layout:
                 out[op + c] = -1.0
         oh = o["hand_sizes"]
         for other in range(n):
-            out[oh + (other - seat) % n] = st.hands[other].bit_count() / 8
+            out[oh + (other - seat) % n] = st.hand_masks[other].bit_count() / 8
         if st.events:
             ob_ = o["bonus"]
             for side, _, pts in st.events:
@@ -378,8 +378,8 @@ class Layout:
         out[of] = st.pending_orange == seat
         out[of + 1] = st.extra_turn and st.current == seat
         out[of + 2] = st.hand_no == 0
-        out[o["stock"]] = len(st.stock) / 52
-        out[o["last_deal"]] = not st.stock
+        out[o["stock"]] = len(st.stock_ids) / 52
+        out[o["last_deal"]] = not st.stock_ids
         out[o["dealer"] + (st.dealer - seat) % n] = 1
         out[o["to_move"] + (st.current - seat) % n] = 1
         osw, osc = o["sweeps"], o["scores"]

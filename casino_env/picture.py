@@ -218,7 +218,7 @@ def _seat_row(out: list, st: State, seat: int, y: float, face_up: bool, label: s
         info.append("dealer")
     if viewer is not None and seat == viewer:
         info.append("viewer")
-    mask = st.hands[seat]
+    mask = st.hand_masks[seat]
     count = mask.bit_count()
     _text(out, PAD + 14, y + 40, f"{count} card{'s' if count != 1 else ''}", 12, DIM)
     if info:
@@ -246,7 +246,7 @@ def _table(out: list, st: State, y: float) -> None:
     x0, w = PAD, MAIN_W - PAD
     _rect(out, x0, y, w, TABLE_H, FELT, FELT_EDGE, 3, 18)
     out.append(Shape("begin", dict(attrs={"class": "table"}, title="table")))
-    items: list[tuple[str, object]] = [("card", c) for c in _bits(st.loose)]
+    items: list[tuple[str, object]] = [("card", c) for c in _bits(st.loose_mask)]
     items += [("build", b) for b in st.builds]
     if not items:
         _text(out, x0 + w / 2, y + TABLE_H / 2 + 6, "(empty table)", 16, DIM, "middle")
@@ -335,13 +335,13 @@ def _panel(out: list, st: State, height: int, note: str | None) -> None:
         add(f"last hand: {list(st.hand_points)}", 12, DIM)
     add("", 6)
     add("piles", 15, TEXT, True)
-    for side, pile in enumerate(st.piles):
+    for side, pile in enumerate(st.pile_masks):
         text = f"side {side}: {pile.bit_count()} cards"
         if r.sweeps:
             text += f", {st.sweeps[side]} sweep{'s' if st.sweeps[side] != 1 else ''}"
         add(text)
     add("", 6)
-    add(f"stock: {len(st.stock)} cards" + (" (last deal)" if not st.stock else ""), 13)
+    add(f"stock: {len(st.stock_ids)} cards" + (" (last deal)" if not st.stock_ids else ""), 13)
     if st.events:
         add("", 6)
         add("scored in play", 15, TEXT, True)

@@ -76,7 +76,7 @@ def board(state: State, viewer: int | None = None, labels: Sequence[str] | None 
     n = r.players
     labels = list(labels) if labels else [f"seat {i}" for i in range(n)]
     if viewer is None:
-        st, sizes, stock = state, [h.bit_count() for h in state.hands], len(state.stock)
+        st, sizes, stock = state, [h.bit_count() for h in state.hand_masks], len(state.stock_ids)
         shown = set(range(n))
     else:
         view = PlayerView(state, viewer)
@@ -95,8 +95,8 @@ def board(state: State, viewer: int | None = None, labels: Sequence[str] | None 
     grid.add_row("scores", scores)
 
     table = Text()
-    parts: list[Text] = [card_text(deck, c) for c in range(st.loose.bit_length())
-                         if st.loose >> c & 1]
+    parts: list[Text] = [card_text(deck, c) for c in range(st.loose_mask.bit_length())
+                         if st.loose_mask >> c & 1]
     for b in st.builds:
         t = Text("[")
         t.append_text(_cards(deck, b.cards, "+"))
@@ -112,7 +112,8 @@ def board(state: State, viewer: int | None = None, labels: Sequence[str] | None 
         label = Text(f"{mark}seat {seat} ({labels[seat]})",
                      style="bold yellow" if mark.strip() else "bold")
         if seat in shown:
-            cards = _cards(deck, st.hands[seat]) if st.hands[seat] else Text("-", style="dim")
+            mask = st.hand_masks[seat]
+            cards = _cards(deck, mask) if mask else Text("-", style="dim")
         else:
             cards = Text(" ".join(["▒▒"] * sizes[seat]), style="blue")
             cards.append(f"  ({sizes[seat]} card{'s' if sizes[seat] != 1 else ''})",
@@ -121,7 +122,7 @@ def board(state: State, viewer: int | None = None, labels: Sequence[str] | None 
 
     piles = "   ".join(f"side {i}: {p.bit_count()} cards"
                        + (f", {st.sweeps[i]} sweeps" if r.sweeps else "")
-                       for i, p in enumerate(st.piles))
+                       for i, p in enumerate(st.pile_masks))
     grid.add_row("piles", Text(piles))
     grid.add_row("stock", Text(f"{stock} cards" + (" (last deal)" if not stock else "")))
     if st.events:
@@ -246,7 +247,7 @@ class Session:
         if cid is not None:
             mine = [(i, m) for i, m in enumerate(moves, 1) if m.played_mask >> cid & 1]
             if not mine:
-                held = st.hands[st.current] >> cid & 1
+                held = st.hand_masks[st.current] >> cid & 1
                 return (f"{deck.names[cid]} " + ("has no legal move here."
                                                  if held else "is not in your hand."))
             return (f"{deck.names[cid]} can make: "

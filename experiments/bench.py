@@ -52,7 +52,7 @@ def random_states(variant, players, partnerships, count, seed=0, mid_game=True):
         if st.game_over:
             st = new_game(variant, players, seed=rng.randrange(2**62), partnerships=partnerships)
         moves = legal_moves(st)
-        if not mid_game or st.stock:
+        if not mid_game or st.stock_ids:
             out.append(st)
         st = apply_move(st, rng.choice(moves))
     return out

@@ -33,20 +33,21 @@ def check(st) -> None:
     r = st.rules
     seen = 0
     total = 0
-    parts = list(st.hands) + [st.loose] + [b.cards for b in st.builds] + list(st.piles)
+    parts = (list(st.hand_masks) + [st.loose_mask] + [b.cards for b in st.builds]
+             + list(st.pile_masks))
     for m in parts:
         assert not seen & m, "a card is in two places"
         seen |= m
         total += m.bit_count()
-    for c in st.stock:
+    for c in st.stock_ids:
         assert not seen >> c & 1, "a stock card is elsewhere too"
         seen |= 1 << c
-    assert seen == r.deck.full and total + len(st.stock) == r.deck.size, "cards lost"
+    assert seen == r.deck.full and total + len(st.stock_ids) == r.deck.size, "cards lost"
     values = [b.value for b in st.builds]
     assert len(values) == len(set(values)), "two builds share a value (C-one-per-value)"
     for b in st.builds:
         owned = [x.value for x in st.builds if x.owner == b.owner]
-        assert backs(r, st.hands[b.owner], owned), "an owner cannot capture its build"
+        assert backs(r, st.hand_masks[b.owner], owned), "an owner cannot capture its build"
 
 
 def retime(spec: dict, repeats: int = 5) -> float:

@@ -132,7 +132,7 @@ def test_fast_rollouts_match_the_engine(variant: str, players: int) -> None:
     for st in random_states(variant, players, 40, seed=4):
         sr = sim_rules(st.rules)
         builds = [(b.value, b.cards, b.owner, 0.0) for b in st.builds]
-        mv = greedy_step(sr, st.hands[st.current], st.loose, builds, st.current)
+        mv = greedy_step(sr, st.hand_masks[st.current], st.loose_mask, builds, st.current)
         if mv is not None:
             kind, card, taken = mv
             assert any(m.kind == ("capture" if kind else "trail") and m.played_mask == 1 << card
@@ -153,7 +153,7 @@ def test_builder_rollout_moves_are_legal(variant: str, players: int) -> None:
     builds = 0
     for st in random_states(variant, players, 150, seed=8):
         sr = sim_rules(st.rules, "builder")
-        mv = greedy_step(sr, st.hands[st.current], st.loose,
+        mv = greedy_step(sr, st.hand_masks[st.current], st.loose_mask,
                          [(b.value, b.cards, b.owner, 0.0) for b in st.builds], st.current)
         if mv is None:
             continue
@@ -205,7 +205,7 @@ def test_search_hand_bonus_values_winning_the_hand(monkeypatch) -> None:
 
     def fake_simulate(after, side, bonus, engine, policy):  # rollout results, scripted
         calls.append(1)
-        if not after.loose:  # the capture took 5C
+        if not after.loose_mask:  # the capture took 5C
             return 1.0
         return 10.0 if len(calls) % 2 else -2.0
 

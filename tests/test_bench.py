@@ -46,7 +46,7 @@ def test_random_states_are_mid_game_and_seeded():
     a = bench.random_states("royal", 2, None, 25, seed=3)
     b = bench.random_states("royal", 2, None, 25, seed=3)
     assert [s.to_spec() for s in a] == [s.to_spec() for s in b]
-    assert all(s.stock for s in a)
+    assert all(s.stock_ids for s in a)
 
 
 def test_memory_rows_mark_every_tenth_of_the_run():

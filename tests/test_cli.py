@@ -68,7 +68,7 @@ def replay(output: str, variant: str, players: int, partnerships: bool, seed: in
             moves += 1
             assert int(m[1]) == moves
             assert int(m[2]) == st.current  # C-turn: the seat shown is the seat to move
-            last_card = sum(len(st.hand(s)) for s in range(players)) == 1 and not st.stock
+            last_card = sum(len(st.hand(s)) for s in range(players)) == 1 and not st.stock_ids
             st = apply_move(st, parse_move(m[3], st))
             if last_card:  # the hand ends (C-residue, C-score)
                 results.append((list(st.hand_points), list(st.scores)))

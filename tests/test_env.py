@@ -173,7 +173,7 @@ def test_playable_cards_and_moves_per_card(variant, players, partnerships):
     unplayable = 0
     for st in random_states(variant, players, partnerships, 600, seed=5):
         moves = legal_moves(st)
-        hand = st.hands[st.current]
+        hand = st.hand_masks[st.current]
         played = {m.played_mask.bit_length() - 1 for m in moves if m.played_mask}
         assert playable_cards(_fresh(st)) == sorted(played)
         unplayable += hand.bit_count() - len(played)
@@ -307,7 +307,7 @@ def test_auto_forced_takes_single_option_sub_steps():
     # KD can only trail, then 2S can only trail: both moves are taken automatically, the
     # next round is dealt and seat 0 (with choices again) is to move.
     assert e.agent_selection == "player_0"
-    assert sorted(e.state.deck.strs(e.state.loose)) == ["2S", "5S", "KD"]
+    assert sorted(e.state.deck.strs(e.state.loose_mask)) == ["2S", "5S", "KD"]
     assert e.state.hand(0) == ["3C", "4C", "5C", "6C"]
     assert len(e.observe("player_0")["action_mask"].nonzero()[0]) > 1
 
@@ -324,19 +324,19 @@ def test_observation_ignores_hidden_cards(variant, players, partnerships, mode):
                            action_mode=mode)
     for st in random_states(variant, players, partnerships, 40, seed=2):
         me = st.current
-        hidden = [c for s in range(players) if s != me for c in _ids(st.hands[s])]
-        hidden += list(st.stock)
+        hidden = [c for s in range(players) if s != me for c in _ids(st.hand_masks[s])]
+        hidden += list(st.stock_ids)
         rng.shuffle(hidden)
         other = st._copy()
-        hands = list(st.hands)
+        hands = list(st.hand_masks)
         pos = 0
         for s in range(players):
             if s != me:
-                k = st.hands[s].bit_count()
+                k = st.hand_masks[s].bit_count()
                 hands[s] = sum(1 << c for c in hidden[pos:pos + k])
                 pos += k
-        other.hands = tuple(hands)
-        other.stock = tuple(hidden[pos:])
+        other.hand_masks = tuple(hands)
+        other.stock_ids = tuple(hidden[pos:])
         e.reset(options={"state": st})
         a = e.observe(f"player_{me}")
         e.reset(options={"state": other})
@@ -356,11 +356,11 @@ def test_observation_shows_own_hand_and_not_others():
     lay = e.layout
     o = e.observe("player_0")["observation"]
     hand = o[lay.offset["hand"]:lay.offset["hand"] + 52]
-    assert set(np.flatnonzero(hand)) == set(_ids(st.hands[0]))
+    assert set(np.flatnonzero(hand)) == set(_ids(st.hand_masks[0]))
     o1 = e.observe("player_1")["observation"]
     hand1 = o1[lay.offset["hand"]:lay.offset["hand"] + 52]
-    assert set(np.flatnonzero(hand1)) == set(_ids(st.hands[1]))
-    assert not set(np.flatnonzero(hand1)) & set(_ids(st.hands[0]))
+    assert set(np.flatnonzero(hand1)) == set(_ids(st.hand_masks[1]))
+    assert not set(np.flatnonzero(hand1)) & set(_ids(st.hand_masks[0]))
 
 
 # -- rewards ------------------------------------------------------------------------------------

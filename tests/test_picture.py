@@ -80,7 +80,7 @@ def test_svg_is_well_formed_and_shows_table_cards_and_builds():
     root = ET.fromstring(svg)  # well-formed XML
     w, h = picture_size(2)
     assert root.get("width") == str(w) and root.get("height") == str(h)
-    loose = st.rules.deck.strs(st.loose)
+    loose = st.rules.deck.strs(st.loose_mask)
     assert sorted(cards_in_svg(svg, "table")) == sorted(loose)
     built = sorted(c for b in st.builds for c in st.rules.deck.strs(b.cards))
     assert sorted(cards_in_svg(svg, "build")) == built

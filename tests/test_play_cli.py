@@ -77,7 +77,7 @@ def test_moves_in_notation_any_case():
 def test_wrong_entries_get_messages_and_another_try():
     st0 = new_game("royal", 2, seed=3)
     hand = st0.hand(0)
-    loose = st0.rules.deck.strs(st0.loose)
+    loose = st0.rules.deck.strs(st0.loose_mask)
     # a capture with a card of the hand whose value matches no table card
     values = st0.rules.values
     deck = st0.rules.deck

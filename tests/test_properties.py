@@ -51,7 +51,7 @@ DEALS_PER_HAND = {2: 6, 3: 4, 4: 3}  # C-deal
 
 def loose_mask(st: State) -> int:
     """Loose table cards as a mask (table() lists loose card strings, then build dicts)."""
-    return st.rules.deck.mask(x for x in st.table() if isinstance(x, str))
+    return st.rules.deck.mask(x for x in st.table if isinstance(x, str))
 
 
 def table_mask(st: State) -> int:
@@ -62,7 +62,7 @@ def table_mask(st: State) -> int:
 
 
 def total_in_hands(st: State) -> int:
-    return sum(h.bit_count() for h in st.hands)
+    return sum(h.bit_count() for h in st.hand_masks)
 
 
 def side_of(st: State, seat: int) -> int:
@@ -114,11 +114,12 @@ def check_state(st: State) -> None:
     deck = r.deck
     n, sides = r.players, r.sides
     assert deck.size == 52  # C-deck
-    assert len(st.hands) == n and len(st.piles) == sides
+    assert len(st.hand_masks) == n and len(st.pile_masks) == sides
     assert len(st.scores) == sides
-    parts = list(st.hands) + [loose_mask(st)] + [b.cards for b in st.builds] + list(st.piles)
+    parts = (list(st.hand_masks) + [loose_mask(st)] + [b.cards for b in st.builds]
+             + list(st.pile_masks))
     stock = 0
-    for cid in st.stock:
+    for cid in st.stock_ids:
         assert not stock >> cid & 1, "card twice in the stock"
         stock |= 1 << cid
     parts.append(stock)
@@ -154,13 +155,13 @@ def check_state(st: State) -> None:
 
     if st.game_over:
         assert st.winner is not None and 0 <= st.winner < sides
-        assert not any(st.hands) and not st.stock and not st.table()
+        assert not any(st.hand_masks) and not st.stock_ids and not st.table
         assert st.scores[st.winner] >= r.target  # C-game
         assert st.hand_points is not None
     else:
         assert st.winner is None
         assert 0 <= st.current < n
-        assert st.hands[st.current], "the seat to move holds no cards"
+        assert st.hand_masks[st.current], "the seat to move holds no cards"
     if not r.sweeps:
         assert not any(st.sweeps)
 
@@ -178,7 +179,7 @@ def check_moves(st: State, moves: list[Move]) -> None:
     assert len(texts) == len(set(texts)), "two moves share a notation"
     seat = st.current
     hand = set(st.hand(seat))
-    loose = {x for x in st.table() if isinstance(x, str)}
+    loose = {x for x in st.table if isinstance(x, str)}
     table = set(st.rules.deck.strs(table_mask(st)))
     owns = any(b.owner == seat for b in st.builds)
     for m in moves:
@@ -239,10 +240,10 @@ class Tracker:
     def check_new_hand(self, st: State, first: bool = False) -> None:
         r = self.rules
         n = r.players
-        assert [h.bit_count() for h in st.hands] == [4] * n  # C-deal
+        assert [h.bit_count() for h in st.hand_masks] == [4] * n  # C-deal
         assert loose_mask(st).bit_count() == 4 and not st.builds
-        assert len(st.stock) == 52 - 4 * n - 4
-        assert not any(st.piles) and not any(st.sweeps)
+        assert len(st.stock_ids) == 52 - 4 * n - 4
+        assert not any(st.pile_masks) and not any(st.sweeps)
         assert st.current == (st.dealer + 1) % n  # the player after the dealer leads
         if first:
             assert st.dealer == n - 1
@@ -263,10 +264,10 @@ class Tracker:
         side = side_of(prev, seat)
         played = deck.mask(move.played)
         taken = deck.mask(move.taken)
-        assert played.bit_count() == 1 and prev.hands[seat] & played
+        assert played.bit_count() == 1 and prev.hand_masks[seat] & played
         before_table = table_mask(prev)
         # Table and piles right after the move, before any deal or hand end.
-        piles = list(prev.piles)
+        piles = list(prev.pile_masks)
         last_capturer = prev.last_capturer
         if move.kind == "capture":
             table_after = before_table & ~taken
@@ -285,9 +286,9 @@ class Tracker:
         if move.kind == "capture":
             self.note_met(prev, piles)
         if left_in_hands:  # the hand goes on, no deal
-            assert new.stock == prev.stock
+            assert new.stock_ids == prev.stock_ids
             assert table_mask(new) == table_after
-            assert list(new.piles) == piles
+            assert list(new.pile_masks) == piles
             assert list(new.sweeps) == self.sweeps
             assert new.scores == prev.scores and new.dealer == prev.dealer
             if r.dom_end:
@@ -300,17 +301,17 @@ class Tracker:
             # The turn passes to the next seat that holds cards (C-turn).
             n = r.players
             order = [(seat + k) % n for k in range(1, n + 1)]
-            assert new.current == next(s for s in order if new.hands[s])
+            assert new.current == next(s for s in order if new.hand_masks[s])
             return
-        if prev.stock:  # a new round is dealt, none to the table (C-deal)
+        if prev.stock_ids:  # a new round is dealt, none to the table (C-deal)
             self.deals += 1
             n = r.players
-            assert [h.bit_count() for h in new.hands] == [4] * n
-            assert len(new.stock) == len(prev.stock) - 4 * n
+            assert [h.bit_count() for h in new.hand_masks] == [4] * n
+            assert len(new.stock_ids) == len(prev.stock_ids) - 4 * n
             assert table_mask(new) == table_after
-            assert list(new.piles) == piles and list(new.sweeps) == self.sweeps
+            assert list(new.pile_masks) == piles and list(new.sweeps) == self.sweeps
             assert new.current == (prev.dealer + 1) % n
-            if not new.stock:
+            if not new.stock_ids:
                 assert self.deals == DEALS_PER_HAND[n]
             return
         # The hand ends (C-residue, C-score, C-game).
@@ -329,7 +330,7 @@ class Tracker:
         self.hands_done += 1
         check_game_end(r, start, totals, instant, self.met, counted, new)
         if new.game_over:
-            assert list(new.piles) == piles  # the last hand's piles stay visible
+            assert list(new.pile_masks) == piles  # the last hand's piles stay visible
         else:
             assert new.dealer == (prev.dealer + 1) % r.players  # the deal passes on
             self.check_new_hand(new)
@@ -487,8 +488,8 @@ def check_notation(st: State, moves: list[Move]) -> None:
 
 def snapshot(st: State) -> tuple:
     """Every public attribute of a state, to detect mutation cheaply."""
-    return (st.rules, st.dealer, st.current, st.hands, st.table(), st.builds, st.stock,
-            st.piles, st.sweeps, tuple(st.scores),
+    return (st.rules, st.dealer, st.current, st.hand_masks, st.table, st.builds, st.stock_ids,
+            st.pile_masks, st.sweeps, tuple(st.scores),
             None if st.hand_points is None else tuple(st.hand_points), st.last_capturer,
             st.seed, st.game_over, st.winner)
 
@@ -564,7 +565,7 @@ def reference_moves(st: State) -> set[tuple]:
     deck = r.deck
     seat = st.current
     hand = st.hand(seat)
-    loose = [x for x in st.table() if isinstance(x, str)]
+    loose = [x for x in st.table if isinstance(x, str)]
     builds = list(st.builds)
     by_value = {b.value: b for b in builds}
     items = [(x, None) for x in loose] + [(None, b) for b in builds]
@@ -800,7 +801,7 @@ def reference_games(variant: str, players: int, partnerships: bool, seeds: range
         st = new_game(variant, players, seed=seed, partnerships=partnerships)
         step = 0
         while not st.game_over:
-            if step % every == 0 and len(st.table()) <= max_items:
+            if step % every == 0 and len(st.table) <= max_items:
                 compare_with_reference(st)
                 checked += 1
             st = apply_move(st, rng.choice(legal_moves(st)))
@@ -944,7 +945,7 @@ def random_positions(variant: str, players: int, partnerships: bool, seed: str, 
     made = 0
     for _ in range(tries):
         st = random_position(rng, variant, players, partnerships)
-        if st is None or st.game_over or len(st.table()) > max_items:
+        if st is None or st.game_over or len(st.table) > max_items:
             continue
         made += 1
         check_state(st)

@@ -93,7 +93,7 @@ def end_hand(piles, scores, *, variant="casino", last="3H", last_capturer=0, tab
 
 def all_cards(st: State) -> list[str]:
     out = [c for seat in range(st.players) for c in st.hand(seat)]
-    for item in st.table():
+    for item in st.table:
         out.extend(item["cards"] if isinstance(item, dict) else [item])
     out.extend(st.to_spec()["stock"])
     for side in range(st.sides):
@@ -160,8 +160,8 @@ def test_c_deal_four_each_and_four_to_the_table(players, stock):
     """C-deal: the first deal gives 4 cards to each player and 4 face up to the table."""
     st = new_game("casino", players, seed=3)
     assert [len(st.hand(s)) for s in range(players)] == [4] * players
-    assert len(st.table()) == 4
-    assert all(isinstance(c, str) for c in st.table())
+    assert len(st.table) == 4
+    assert all(isinstance(c, str) for c in st.table)
     assert len(st.to_spec()["stock"]) == stock
     assert st.dealer == players - 1 and st.current == 0
 
@@ -175,12 +175,12 @@ def test_c_deal_number_of_deals_per_hand(players, deals):
     for st in play_first_moves(prev):
         if st.dealer != prev.dealer:
             break
-        if len(st.stock) < len(prev.stock):
+        if len(st.stock_ids) < len(prev.stock_ids):
             seen += 1
             assert [len(st.hand(s)) for s in range(players)] == [4] * players
-            assert len(st.stock) == len(prev.stock) - 4 * players
+            assert len(st.stock_ids) == len(prev.stock_ids) - 4 * players
             assert st.current == (st.dealer + 1) % players
-        assert st.last_deal == (len(st.stock) == 0)
+        assert st.last_deal == (len(st.stock_ids) == 0)
         prev = st
     assert seen == deals
     assert prev.last_deal and prev.to_spec()["stock"] == []
@@ -194,8 +194,8 @@ def test_c_deal_later_deal_order_and_no_table_cards():
     assert st.hand(1) == ["AS", "2S", "3S", "4S"]
     assert st.hand(2) == ["AH", "2H", "3H", "4H"]
     assert st.hand(0) == ["AD", "2D", "3D", "4D"]
-    assert st.table() == ["5S", "KH"]
-    assert st.stock == () and st.last_deal
+    assert st.table == ["5S", "KH"]
+    assert st.stock_ids == () and st.last_deal
     assert st.current == 1
 
 
@@ -218,7 +218,7 @@ def test_c_deal_dealer_passes_each_hand(players):
         dealers.append(st.dealer)
         assert st.current == (st.dealer + 1) % players
         assert [len(st.hand(s)) for s in range(players)] == [4] * players
-        assert len(st.table()) == 4
+        assert len(st.table) == 4
         st = apply_move(st, greedy(st))
     assert dealers == [(players - 1 + k) % players for k in range(4)]
 
@@ -283,7 +283,7 @@ def test_c_capture_eight_on_a_2_3_5_6_8():
         "8H captures AS+2C+5S", "8H captures AS+2C+5S+8C",
     }
     after = apply_move(st, "8H captures 2C+3D+5S+6H+8C")
-    assert after.table() == ["AS"]
+    assert after.table == ["AS"]
     assert after.pile(0) == ["2C", "3D", "5S", "6H", "8H", "8C"]
     assert after.last_capturer == 0
     assert rule_of(st, "8H captures AS+2C+3D+5S+6H+8C") == "C-capture"
@@ -312,7 +312,7 @@ def test_c_capture_builds_only_whole_and_by_their_value():
     assert rule_of(st, "5H captures AH+4C") == "C-capture"
     assert rule_of(st, "5H captures 2C+4C") == "C-capture"
     after = apply_move(st, "6S captures AH+2C+4C+5D")
-    assert after.table() == []
+    assert after.table == []
     assert after.pile(0) == ["AH", "2C", "4C", "5D", "6S"]
 
 
@@ -333,7 +333,7 @@ def test_c_face_queen_on_two_queens_takes_one():
     assert moves(st) == {"QH trails", "QH captures QS", "QH captures QC"}
     assert rule_of(st, "QH captures QS+QC") == "C-face"
     after = apply_move(st, "QH captures QC")
-    assert after.table() == ["QS"]
+    assert after.table == ["QS"]
     assert after.pile(0) == ["QH", "QC"]
 
 
@@ -370,7 +370,7 @@ def test_c_build_three_on_five_building_eight():
     st = mk([["3H", "8D"], ["5C", "8C"]], ["5S"])
     assert moves(st) == {"3H trails", "3H builds 8 on 5S", "8D trails"}
     st = apply_move(st, "3H builds 8 on 5S")
-    assert st.table() == [build(["3H", "5S"], 8, 0, False)]
+    assert st.table == [build(["3H", "5S"], 8, 0, False)]
     assert moves(st) == {"8C captures 3H+5S", "5C trails", "8C trails"}
     assert rule_of(st, "5C captures 5S") == "C-capture"
 
@@ -385,9 +385,9 @@ def test_c_build_ace_two_with_two_threes_and_a_six():
         "6C trails",
     }
     single = apply_move(st, "3H builds 6 on AS+2C")
-    assert single.table() == [build(["AS", "2C", "3H"], 6, 0, False)]
+    assert single.table == [build(["AS", "2C", "3H"], 6, 0, False)]
     multiple = apply_move(st, "3H builds 3 on AS+2C")
-    assert multiple.table() == [build(["AS", "2C", "3H"], 3, 0, True)]
+    assert multiple.table == [build(["AS", "2C", "3H"], 3, 0, True)]
 
 
 def test_c_build_needs_the_value_in_hand():
@@ -415,9 +415,9 @@ def test_c_build_owner_is_the_last_to_add():
     """C-build: a build belongs to whoever last added a card to it."""
     st = mk([["3H", "8D", "KD"], ["8C", "8S"]], ["5S"])
     st = apply_move(st, "3H builds 8 on 5S")
-    assert st.table()[0]["owner"] == 0
+    assert st.table[0]["owner"] == 0
     st = apply_move(st, "8C builds 8 on 3H+5S")
-    assert st.table() == [build(["3H", "5S", "8C"], 8, 1, True)]
+    assert st.table == [build(["3H", "5S", "8C"], 8, 1, True)]
     assert "KD trails" in moves(st)  # seat 0 no longer owns a build
 
 
@@ -429,10 +429,10 @@ def test_c_build_raise_example_a():
     st = mk([["2H", "8D"], ["AC", "9C", "6H"]], [build(["3S", "3C"], 6, 1)])
     assert moves(st) == {"2H trails", "2H builds 8 on 3S+3C", "8D trails"}
     st = apply_move(st, "2H builds 8 on 3S+3C")
-    assert st.table() == [build(["2H", "3S", "3C"], 8, 0, False)]
+    assert st.table == [build(["2H", "3S", "3C"], 8, 0, False)]
     assert moves(st) == {"AC trails", "AC builds 9 on 2H+3S+3C", "9C trails", "6H trails"}
     st = apply_move(st, "AC builds 9 on 2H+3S+3C")
-    assert st.table() == [build(["AC", "2H", "3S", "3C"], 9, 1, False)]
+    assert st.table == [build(["AC", "2H", "3S", "3C"], 9, 1, False)]
 
 
 def test_c_build_raise_multiple_build_never_changes_value():
@@ -460,7 +460,7 @@ def test_c_build_raise_example_c_with_loose_set():
     assert moves(st) == {"2H trails", "2H builds 9 on 3S+4C", "2H builds 9 on 3S+4C+9S",
                          "9D trails", "9D captures 9S"}
     st = apply_move(st, "2H builds 9 on 3S+4C+9S")
-    assert st.table() == [build(["2H", "3S", "4C", "9S"], 9, 0, True)]
+    assert st.table == [build(["2H", "3S", "4C", "9S"], 9, 0, True)]
 
 
 def test_c_build_raise_own_single_build_allowed_in_casino():
@@ -468,7 +468,7 @@ def test_c_build_raise_own_single_build_allowed_in_casino():
     st = mk([["2H", "8D", "10C"], ["KH"]], [build(["3S", "5C"], 8, 0)])
     assert "2H builds 10 on 3S+5C" in moves(st)
     after = apply_move(st, "2H builds 10 on 3S+5C")
-    assert after.table() == [build(["2H", "3S", "5C"], 10, 0, False)]
+    assert after.table == [build(["2H", "3S", "5C"], 10, 0, False)]
 
 
 # -- C-build-extend -------------------------------------------------------------------------------
@@ -483,17 +483,17 @@ def test_c_build_extend_nine_build_example():
         "9C trails", "9C captures 4C+5S", "9C builds 9 on 4C+5S",
     }
     st = apply_move(st, "6H builds 9 on 3S+4C+5S")
-    assert st.table() == [build(["3S", "4C", "5S", "6H"], 9, 0, True)]
+    assert st.table == [build(["3S", "4C", "5S", "6H"], 9, 0, True)]
     st = apply_move(st, "KH trails")
     assert moves(st) == {"9D builds 9 on 3S+4C+5S+6H", "9D captures 3S+4C+5S+6H",
                          "9C builds 9 on 3S+4C+5S+6H", "9C captures 3S+4C+5S+6H"}
     st = apply_move(st, "9D builds 9 on 3S+4C+5S+6H")
-    assert st.table() == ["KH", build(["3S", "4C", "5S", "6H", "9D"], 9, 0, True)]
+    assert st.table == ["KH", build(["3S", "4C", "5S", "6H", "9D"], 9, 0, True)]
     st = apply_move(st, "QH trails")
     assert moves(st) == {"9C captures 3S+4C+5S+6H+9D"}
     st = apply_move(st, "9C captures 3S+4C+5S+6H+9D")
     assert st.pile(0) == ["3S", "4C", "5S", "6H", "9D", "9C"]
-    assert st.table() == ["QH", "KH"]
+    assert st.table == ["QH", "KH"]
 
 
 def test_c_build_extend_eight_build_example():
@@ -510,7 +510,7 @@ def test_c_build_extend_eight_build_example():
     assert rule_of(st, "2H builds 10 on 3S+5C+8H") == "C-build-raise"
     assert rule_of(st, "2H builds 10 on 3S+5C+6S+8H") == "C-build-raise"
     after = apply_move(st, "2H builds 8 on 3S+5C+6S+8H")
-    assert after.table() == [build(["2H", "3S", "5C", "6S", "8H"], 8, 0, True)]
+    assert after.table == [build(["2H", "3S", "5C", "6S", "8H"], 8, 0, True)]
 
 
 def test_c_build_extend_single_build_by_card_alone():
@@ -519,7 +519,7 @@ def test_c_build_extend_single_build_by_card_alone():
     st = mk([["7H", "7D"], ["7C", "KH"]], [build(["3S", "4C"], 7, 1)])
     assert "7H builds 7 on 3S+4C" in moves(st)
     after = apply_move(st, "7H builds 7 on 3S+4C")
-    assert after.table() == [build(["3S", "4C", "7H"], 7, 0, True)]
+    assert after.table == [build(["3S", "4C", "7H"], 7, 0, True)]
 
 
 def test_c_build_extend_needs_played_card_in_a_set():
@@ -603,7 +603,7 @@ def test_c_one_per_value_new_set_joins_existing_build():
     assert moves(st, "6H") == {"6H trails", "6H builds 8 on 2C+3H+5S"}
     assert rule_of(st, "6H builds 8 on 2C") == "C-one-per-value"
     after = apply_move(st, "6H builds 8 on 2C+3H+5S")
-    assert after.table() == [build(["2C", "3H", "5S", "6H"], 8, 0, True)]
+    assert after.table == [build(["2C", "3H", "5S", "6H"], 8, 0, True)]
 
 
 def test_c_one_per_value_raise_merges_builds():
@@ -613,7 +613,7 @@ def test_c_one_per_value_raise_merges_builds():
     assert moves(st, "3C") == {"3C trails", "3C builds 8 on AS+2D+4C+6D"}
     assert rule_of(st, "3C builds 8 on AS+4C") == "C-one-per-value"
     after = apply_move(st, "3C builds 8 on AS+2D+4C+6D")
-    assert after.table() == [build(["AS", "2D", "3C", "4C", "6D"], 8, 0, True)]
+    assert after.table == [build(["AS", "2D", "3C", "4C", "6D"], 8, 0, True)]
 
 
 def test_c_one_per_value_no_build_above_ten():
@@ -672,7 +672,7 @@ def test_c_trail_allowed_even_when_a_capture_exists():
     st = mk([["5H"], ["KC"]], ["5S"])
     assert moves(st) == {"5H trails", "5H captures 5S"}
     after = apply_move(st, "5H trails")
-    assert after.table() == ["5S", "5H"]
+    assert after.table == ["5S", "5H"]
     assert after.pile(0) == [] and after.hand(0) == [] and after.current == 1
 
 
@@ -842,7 +842,7 @@ def test_c_game_below_target_plays_on():
     assert st.scores == [20, 13]
     assert not st.game_over and st.winner is None
     assert st.dealer == 0 and st.current == 1
-    assert [len(st.hand(s)) for s in range(2)] == [4, 4] and len(st.table()) == 4
+    assert [len(st.hand(s)) for s in range(2)] == [4, 4] and len(st.table) == 4
     assert legal_moves(st)
 
 

@@ -93,7 +93,7 @@ def test_v_dom_trail_example_1_king_on_k_8_7_5_a():
     assert rule_of(st, "KH trails") == "V-dom-trail"
     assert rule_of(st, "KH captures 5H+8C") == "V-dom-trail"
     after = apply_move(st, "KH captures KS")
-    assert after.table() == ["AC", "5H", "7D", "8C"]
+    assert after.table == ["AC", "5H", "7D", "8C"]
 
 
 def test_v_dom_trail_example_1_second_king_multiple_build():
@@ -106,7 +106,7 @@ def test_v_dom_trail_example_1_second_king_multiple_build():
         "KH builds 13 on AC+5H+7D", "KH builds 13 on AC+5H+7D+KS",
     }
     after = apply_move(st, "KH builds 13 on AC+5H+7D+KS")
-    assert after.table() == ["8C", build(["AC", "5H", "7D", "KS", "KH"], 13, 0, True)]
+    assert after.table == ["8C", build(["AC", "5H", "7D", "KS", "KH"], 13, 0, True)]
 
 
 def test_v_dom_trail_example_2_queen_on_7_5_4_may_trail():
@@ -131,7 +131,7 @@ def test_v_dom_trail_example_4_five_builds_ten_instead():
     assert moves(st) == {"5H captures 5C", "5H builds 10 on 5C", "10D trails"}
     assert rule_of(st, "5H trails") == "V-dom-trail"
     after = apply_move(st, "5H builds 10 on 5C")
-    assert after.table() == ["3D", "KS", build(["5H", "5C"], 10, 0, False)]
+    assert after.table == ["3D", "KS", build(["5H", "5C"], 10, 0, False)]
 
 
 def test_v_dom_trail_example_5_partner_built_nine():
@@ -194,7 +194,7 @@ def test_v_dom_build_raise_other_players_build_seed_example():
     st = mk([["2H", "AS"], ["3C", "QS"]], [build(["7C", "5D"], 12, 1)])
     assert moves(st) == {"2H builds 14 on 5D+7C", "2H trails", "AS trails"}
     after = apply_move(st, "2H builds 14 on 5D+7C")
-    assert after.table() == [build(["2H", "5D", "7C"], 14, 0, False)]
+    assert after.table == [build(["2H", "5D", "7C"], 14, 0, False)]
 
 
 def test_v_dom_build_raise_partners_build():
@@ -203,7 +203,7 @@ def test_v_dom_build_raise_partners_build():
     assert st.partnerships
     assert moves(st) == {"2H builds 14 on 5D+7C", "2H trails", "AS trails"}
     after = apply_move(st, "2H builds 14 on 5D+7C")
-    assert after.table() == [build(["2H", "5D", "7C"], 14, 0, False)]
+    assert after.table == [build(["2H", "5D", "7C"], 14, 0, False)]
 
 
 def test_v_dom_build_own_build_may_become_multiple():
@@ -212,14 +212,14 @@ def test_v_dom_build_own_build_may_become_multiple():
     assert moves(st) == {"QH builds 12 on 5D+7C", "QH captures 5D+7C",
                          "QD builds 12 on 5D+7C", "QD captures 5D+7C"}
     after = apply_move(st, "QH builds 12 on 5D+7C")
-    assert after.table() == [build(["5D", "7C", "QH"], 12, 0, True)]
+    assert after.table == [build(["5D", "7C", "QH"], 12, 0, True)]
 
 
 def test_v_dom_build_converting_to_multiple_takes_ownership():
     """V-dom-build: converting another player's build to multiple makes you the owner."""
     st = mk([["QH", "QD"], ["QC", "3C"]], [build(["7C", "5D"], 12, 1)])
     after = apply_move(st, "QH builds 12 on 5D+7C")
-    assert after.table() == [build(["5D", "7C", "QH"], 12, 0, True)]
+    assert after.table == [build(["5D", "7C", "QH"], 12, 0, True)]
 
 
 def test_v_dom_build_not_in_royal():
@@ -591,7 +591,7 @@ def test_v_partner_build_seed_example():
     assert st.current == 0
     assert moves(st) == {"3C builds 12 on 9H for partner", "3C trails", "8D trails"}
     st = apply_move(st, "3C builds 12 on 9H for partner")
-    assert st.table() == [build(["3C", "9H"], 12, 2, False)]
+    assert st.table == [build(["3C", "9H"], 12, 2, False)]
     st = apply_move(st, "6H trails")
     assert st.current == 2
     assert moves(st) == {"QD captures 3C+9H"}
@@ -614,7 +614,7 @@ def test_v_partner_build_augment_partners_build():
     st = mk(hands, table, rules={"partner_build": True})
     assert "9H builds 9 on 4H+5S for partner" in moves(st)
     after = apply_move(st, "9H builds 9 on 4H+5S for partner")
-    assert after.table() == [build(["4H", "5S", "9H"], 9, 2, True)]
+    assert after.table == [build(["4H", "5S", "9H"], 9, 2, True)]
     st = mk(hands, table)
     assert rule_of(st, "9H builds 9 on 4H+5S for partner") == "V-partner-build"
 

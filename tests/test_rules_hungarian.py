@@ -88,7 +88,7 @@ def test_v_hun_play_first_deal_three_cards_each_four_to_the_table():
     """V-hun-play: 3 cards to each player and 4 face up to the table at the start."""
     st = new_game("hungarian", 2, seed=4)
     assert [len(st.hand(0)), len(st.hand(1))] == [3, 3]
-    assert len(st.table()) == 4 and all(isinstance(c, str) for c in st.table())
+    assert len(st.table) == 4 and all(isinstance(c, str) for c in st.table)
     assert len(st.to_spec()["stock"]) == 42
     assert st.current == 0
 
@@ -98,16 +98,16 @@ def test_v_hun_play_eight_deals_of_three_per_hand():
     st = new_game("hungarian", 2, seed=4, ulmann=True)  # ulmann: the hand is played out
     deals = 1
     while st.hand_no == 0 and not st.game_over:
-        before = len(st.stock)
+        before = len(st.stock_ids)
         m = max(legal_moves(st), key=lambda m: (m.kind == "capture", len(m.taken)))
         st = apply_move(st, m)
-        if st.hand_no == 0 and len(st.stock) < before:
+        if st.hand_no == 0 and len(st.stock_ids) < before:
             deals += 1
             # 3 cards each, all 6 from the stock: none to the table
             assert [len(st.hand(0)), len(st.hand(1))] == [3, 3]
-            assert before - len(st.stock) == 6
+            assert before - len(st.stock_ids) == 6
     assert deals == 8
-    assert st.hand_no == 1 or (st.game_over and not any(st.hands))  # the hand was played out
+    assert st.hand_no == 1 or (st.game_over and not any(st.hand_masks))  # the hand was played out
 
 
 def test_v_hun_play_uneven_hands_player_with_cards_plays_on():
@@ -131,12 +131,12 @@ def test_v_hun_play_uneven_hands_after_a_multi_card_capture():
     st = mk([["JS", "QH", "AC"], ["2C", "3D", "6S"]], ["4D", "7H", "KC", "9C"], stock=STOCK,
             dealer=1)
     st = apply_move(st, "JS+QH+AC captures 4D+7H+KC")
-    assert st.hand(0) == [] and st.current == 1 and st.table() == ["9C"]
+    assert st.hand(0) == [] and st.current == 1 and st.table == ["9C"]
     st = apply_move(st, "2C trails")
     assert st.current == 1
     assert moves(st) == {"3D trails", "6S trails", "3D+6S captures 9C"}
     st = apply_move(st, "3D+6S captures 9C")
-    assert st.table() == ["2C"]
+    assert st.table == ["2C"]
     assert st.hand(0) == ["8H", "8D", "10C"] and st.current == 0
 
 
@@ -150,7 +150,7 @@ def test_v_hun_play_queen_taken_by_nine_and_three():
     assert m.value == 12 and m.played == ("3H", "9S")
     after = apply_move(st, "9S+3H captures QD")
     assert after.pile(0) == ["3H", "9S", "QD"] and after.hand(0) == ["5C"]
-    assert after.table() == ["4H"] and after.current == 1
+    assert after.table == ["4H"] and after.current == 1
 
 
 def test_v_hun_play_ten_and_two_taken_by_seven_and_five():
@@ -158,7 +158,7 @@ def test_v_hun_play_ten_and_two_taken_by_seven_and_five():
     st = mk([["7S", "5H", "KC"], ["2C"]], ["10D", "2H"], stock=STOCK)
     assert moves(st) == {"7S trails", "5H trails", "KC trails", "5H+7S captures 2H+10D"}
     after = apply_move(st, "7S+5H captures 10D+2H")
-    assert after.pile(0) == ["2H", "5H", "7S", "10D"] and after.table() == []
+    assert after.pile(0) == ["2H", "5H", "7S", "10D"] and after.table == []
 
 
 def test_v_hun_play_jack_queen_ace_take_four_seven_king():
@@ -172,7 +172,7 @@ def test_v_hun_play_jack_queen_ace_take_four_seven_king():
     assert vals == {"JS captures 4D+7H": 11, "AC+QH captures KC": 13,
                     "AC+JS+QH captures 4D+7H+KC": 24}
     after = apply_move(st, "JS+QH+AC captures 4D+7H+KC")
-    assert after.hand(0) == [] and after.table() == []
+    assert after.hand(0) == [] and after.table == []
     assert sorted(after.pile(0)) == sorted(["JS", "QH", "AC", "4D", "7H", "KC"])
 
 

@@ -90,7 +90,7 @@ def test_c_deck_royal_face_cards_build():
     st = mk([["AS", "KD"], ["2C"]], ["QC"])
     assert moves(st) == {"AS trails", "AS builds 13 on QC", "KD trails"}
     after = apply_move(st, "AS builds 13 on QC")
-    assert after.table() == [build(["AS", "QC"], 13, 0, False)]
+    assert after.table == [build(["AS", "QC"], 13, 0, False)]
 
 
 def test_c_deck_royal_ace_captures_king_and_ace():
@@ -101,7 +101,7 @@ def test_c_deck_royal_ace_captures_king_and_ace():
     assert vals["AS captures AD+KH"] == 14
     assert rule_of(st, "AS captures KH") == "C-capture"
     after = apply_move(st, "AS captures AD+KH")
-    assert after.pile(0) == ["AS", "AD", "KH"] and after.table() == []
+    assert after.pile(0) == ["AS", "AD", "KH"] and after.table == []
 
 
 def test_c_deck_royal_ace_captures_eight_five_ace():
@@ -122,7 +122,7 @@ def test_c_deck_royal_build_up_to_fourteen():
     st = mk([["5H", "AC"], ["2C"]], ["9S"])
     assert moves(st) == {"5H trails", "5H builds 14 on 9S", "AC trails"}
     after = apply_move(st, "5H builds 14 on 9S")
-    assert after.table() == [build(["5H", "9S"], 14, 0, False)]
+    assert after.table == [build(["5H", "9S"], 14, 0, False)]
     assert moves(after) == {"2C trails"}
     assert "AC captures 5H+9S" in moves(apply_move(after, "2C trails"))
 
@@ -138,9 +138,9 @@ def test_c_deck_royal_ace_on_ace_builds():
         "AD builds 14 on AH",
         "2C trails",
     }
-    assert apply_move(st, "AS builds 2 on AH").table() == [build(["AS", "AH"], 2, 0, False)]
-    assert apply_move(st, "AS builds 1 on AH").table() == [build(["AS", "AH"], 1, 0, True)]
-    assert apply_move(st, "AS builds 14 on AH").table() == [build(["AS", "AH"], 14, 0, True)]
+    assert apply_move(st, "AS builds 2 on AH").table == [build(["AS", "AH"], 2, 0, False)]
+    assert apply_move(st, "AS builds 1 on AH").table == [build(["AS", "AH"], 1, 0, True)]
+    assert apply_move(st, "AS builds 14 on AH").table == [build(["AS", "AH"], 14, 0, True)]
 
 
 def test_c_deck_royal_ace_on_ace_needs_matching_card():
@@ -160,7 +160,7 @@ def test_c_build_keep_royal_one_and_fourteen_builds_need_two_aces():
     st = mk([["AH", "AD", "AS"], ["2C"]], table)
     assert "AH builds 1 on AC" in moves(st)
     after = apply_move(st, "AH builds 1 on AC")
-    assert after.table() == [build(["AH", "AC"], 1, 0, True), build(["5S", "9S"], 14, 0, False)]
+    assert after.table == [build(["AH", "AC"], 1, 0, True), build(["5S", "9S"], 14, 0, False)]
 
 
 def test_c_move_royal_ace_readings_listed_once():

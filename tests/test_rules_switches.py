@@ -107,7 +107,7 @@ def test_v_build_loose_trail_and_build_from_table_cards(variant, extra):
     assert moves(st) == {"KD trails", "KD trails and builds 8 on 3S+5C", "8H trails",
                          "8H captures 3S+5C"} | extra
     after = apply_move(st, "KD trails and builds 8 on 3S+5C")
-    assert after.table() == ["KD", build(["3S", "5C"], 8, 0, False)]
+    assert after.table == ["KD", build(["3S", "5C"], 8, 0, False)]
     assert after.current == 1 and after.hand(0) == ["8H"]
 
 
@@ -152,7 +152,7 @@ def test_v_build_loose_table_cards_join_an_existing_build():
             stock=STOCK, rules=LOOSE)
     assert "KD trails and builds 8 on 2H+3S+5C+6D" in moves(st)
     after = apply_move(st, "KD trails and builds 8 on 2H+3S+5C+6D")
-    assert after.table() == ["KD", build(["2H", "3S", "5C", "6D"], 8, 0, True)]
+    assert after.table == ["KD", build(["2H", "3S", "5C", "6D"], 8, 0, True)]
 
 
 def test_v_build_loose_must_add_table_cards():
@@ -180,7 +180,7 @@ def test_v_owner_may_trail_with_a_card_kept_for_the_build():
             rules={"owner_may_trail": True})
     assert moves(st) == {"KD trails", "6H trails", "8H captures 2H+6D"}
     after = apply_move(st, "KD trails")
-    assert after.table() == ["3S", "KD", build(["2H", "6D"], 8, 0, False)]
+    assert after.table == ["3S", "KD", build(["2H", "6D"], 8, 0, False)]
 
 
 def test_v_owner_may_trail_not_the_last_matching_card():
@@ -221,7 +221,7 @@ def test_v_raise_with_table_seed_example_b():
     assert moves(st) == {"3H trails", "3H builds 8 on AH+4D", "3H builds 10 on AH+2C+4D",
                          "8S trails", "8S builds 10 on 2C", "10C trails"}
     after = apply_move(st, "3H builds 10 on AH+2C+4D")
-    assert after.table() == [build(["AH", "2C", "3H", "4D"], 10, 0, False)]
+    assert after.table == [build(["AH", "2C", "3H", "4D"], 10, 0, False)]
 
 
 def test_v_raise_with_table_off_example_b():
@@ -260,7 +260,7 @@ def test_v_build_as_card_capture_build_and_loose_card():
             rules={"build_as_card": True})
     assert moves(st) == {"10H trails", "10H captures AD+4C+5H", "KS trails"}
     after = apply_move(st, "10H captures AD+4C+5H")
-    assert after.pile(0) == ["AD", "4C", "5H", "10H"] and after.table() == []
+    assert after.pile(0) == ["AD", "4C", "5H", "10H"] and after.table == []
 
 
 def test_v_build_as_card_multiple_build_with_two_tens():
@@ -271,7 +271,7 @@ def test_v_build_as_card_multiple_build_with_two_tens():
     assert moves(st) == {"10H trails", "10H captures AD+4C+5H", "10H builds 10 on AD+4C+5H",
                          "10S trails", "10S captures AD+4C+5H", "10S builds 10 on AD+4C+5H"}
     after = apply_move(st, "10H builds 10 on AD+4C+5H")
-    assert after.table() == [build(["AD", "4C", "5H", "10H"], 10, 0, True)]
+    assert after.table == [build(["AD", "4C", "5H", "10H"], 10, 0, True)]
 
 
 def test_v_build_as_card_off_by_default():

@@ -71,7 +71,7 @@ def split(count0: int, fives0=(), hold=("3G",)) -> list[list[str]]:
 
 
 def table_count(st: State) -> int:
-    return sum(len(x["cards"]) if isinstance(x, dict) else 1 for x in st.table())
+    return sum(len(x["cards"]) if isinstance(x, dict) else 1 for x in st.table)
 
 
 # -- V-tux-deal ---------------------------------------------------------------------------------
@@ -81,12 +81,12 @@ def test_v_tux_deal_forty_rook_cards(players):
     """V-tux-deal: the game uses the 40 Rook cards 1-10 in four colours, each once; the first
     deal gives 4 to each player and 4 to the table."""
     st = new_game("tuxedo", players, seed=2)
-    cards = [c for s in range(players) for c in st.hand(s)] + st.table() \
+    cards = [c for s in range(players) for c in st.hand(s)] + st.table \
         + st.to_spec()["stock"]
     assert len(cards) == 40 and set(cards) == set(DECK)
     assert [len(st.hand(s)) for s in range(players)] == [4] * players
-    assert len(st.table()) == 4
-    assert len(st.stock) == 40 - 4 * players - 4
+    assert len(st.table) == 4
+    assert len(st.stock_ids) == 40 - 4 * players - 4
 
 
 @pytest.mark.parametrize("players,left,each,to_table", [
@@ -101,11 +101,11 @@ def test_v_tux_deal_last_deal_sizes(players, left, each, to_table):
                           "hands": [[] for _ in range(players)], "stock": stock,
                           "piles": piles})
     assert [len(st.hand(s)) for s in range(players)] == [each] * players
-    assert st.stock == () and st.last_deal
+    assert st.stock_ids == () and st.last_deal
     assert table_count(st) == to_table
     # from the top of the stock, the player after the dealer first; the rest to the table
     assert st.hand(0) == sorted(stock[:each], key=DECK.index)
-    assert st.table() == stock[players * each:]
+    assert st.table == stock[players * each:]
     assert st.current == 0
 
 
@@ -118,15 +118,15 @@ def test_v_tux_deal_seeded_hand_deal_sizes(players, deals):
     sizes = [len(st.hand(0))]
     to_table = []
     while st.hand_no == 0 and not st.game_over:
-        before = len(st.stock)
+        before = len(st.stock_ids)
         ms = legal_moves(st)
         caps = [m for m in ms if m.kind == "capture"]
         st = apply_move(st, max(caps, key=lambda m: len(m.taken)) if caps else ms[0])
-        if st.hand_no == 0 and len(st.stock) < before:
+        if st.hand_no == 0 and len(st.stock_ids) < before:
             hands = [len(st.hand(s)) for s in range(players)]
             assert len(set(hands)) == 1
             sizes.append(hands[0])
-            to_table.append(before - len(st.stock) - players * hands[0])
+            to_table.append(before - len(st.stock_ids) - players * hands[0])
     assert sizes == deals
     assert to_table == [0] * (len(deals) - 2) + [1 if players == 5 else 0]
 
@@ -193,7 +193,7 @@ def test_v_tux_score_sweeps_ten_or_five(table, capture, points):
     """V-tux-score: a sweep of 4 or more table cards scores 10, of 3 or fewer 5."""
     st = mk([["10G", "6B"], ["1B"]], table, stock=STOCK)
     after = apply_move(st, capture)
-    assert after.table() == [] and after.events == ((0, "sweep", points),)
+    assert after.table == [] and after.events == ((0, "sweep", points),)
 
 
 def test_v_tux_score_sweep_counts_build_cards():

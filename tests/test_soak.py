@@ -21,11 +21,12 @@ def test_check_catches_a_lost_or_doubled_card():
     st = new_game("casino", 2, seed=0)
     check(st)
     broken = st._copy()
-    broken.loose = st.loose | (st.hands[0] & -st.hands[0])  # a hand card also on the table
+    # a hand card also on the table
+    broken.loose_mask = st.loose_mask | (st.hand_masks[0] & -st.hand_masks[0])
     with pytest.raises(AssertionError, match="two places"):
         check(broken)
     broken = st._copy()
-    broken.loose = st.loose & (st.loose - 1)  # a table card vanishes
+    broken.loose_mask = st.loose_mask & (st.loose_mask - 1)  # a table card vanishes
     with pytest.raises(AssertionError, match="cards lost"):
         check(broken)
 
@@ -33,8 +34,8 @@ def test_check_catches_a_lost_or_doubled_card():
 def test_check_catches_two_builds_of_one_value():
     st = new_game("casino", 2, seed=0)
     broken = st._copy()
-    a, b, c, d = st.stock[:4]  # four cards moved from the stock into two builds of 5
-    broken.stock = st.stock[4:]
+    a, b, c, d = st.stock_ids[:4]  # four cards moved from the stock into two builds of 5
+    broken.stock_ids = st.stock_ids[4:]
     broken.builds = (Build(5, 1 << a | 1 << b, 0, False), Build(5, 1 << c | 1 << d, 1, False))
     with pytest.raises(AssertionError, match="share a value"):
         check(broken)

@@ -440,7 +440,7 @@ def test_to_spec_writes_cards_in_card_order():
     assert spec["table"] == ["3S", "9C", build(["AD", "2S"], 3, 1, False),
                              build(["3H", "5S"], 8, 0, False)]
     assert spec["stock"] == ["QS", "4C", "7H"]
-    assert st.stock == tuple(DECK.index(c) for c in ["QS", "4C", "7H"])
+    assert st.stock_ids == tuple(DECK.index(c) for c in ["QS", "4C", "7H"])
 
 
 # -- specs settled at once ---------------------------------------------------------------------
@@ -454,8 +454,8 @@ def test_all_hands_empty_with_stock_is_dealt():
                           "piles": [["AD"], ["AC"]]})
     assert st.hand(1) == ["2S", "3S", "4S", "5S"]
     assert st.hand(0) == ["6S", "7S", "8S", "9S"]
-    assert st.table() == ["AH"]
-    assert [DECK[i] for i in st.stock] == ["10S", "JS", "QS", "KS"]
+    assert st.table == ["AH"]
+    assert [DECK[i] for i in st.stock_ids] == ["10S", "JS", "QS", "KS"]
     assert st.current == 1 and st.dealer == 0
     assert st.hand_points is None and list(st.scores) == [0, 0]
     assert st.pile(0) == ["AD"] and st.pile(1) == ["AC"]
@@ -481,9 +481,9 @@ def test_all_hands_and_stock_empty_scores_and_deals_next_hand():
     assert not st.game_over
     fresh = new_game("casino", 2, seed=77)
     assert st.dealer == 1 == fresh.dealer
-    assert st.hands == fresh.hands and st.stock == fresh.stock
-    assert st.table() == fresh.table() and st.seed == fresh.seed
-    assert st.current == 0 and not any(st.piles)
+    assert st.hand_masks == fresh.hand_masks and st.stock_ids == fresh.stock_ids
+    assert st.table == fresh.table and st.seed == fresh.seed
+    assert st.current == 0 and not any(st.pile_masks)
 
 
 def test_all_hands_and_stock_empty_residue_goes_to_last_capturer():
@@ -561,7 +561,7 @@ def test_all_cards_in_stock_is_the_first_deal_of_a_hand():
     st = State.from_spec({"variant": "casino", "players": 2, "hands": [[], []],
                           "stock": list(STANDARD.names)})
     assert [len(st.hand(s)) for s in range(2)] == [4, 4]
-    assert len(st.table()) == 4 and len(st.stock) == 40
+    assert len(st.table) == 4 and len(st.stock_ids) == 40
 
 
 def test_state_copy_copies_every_field() -> None:

@@ -380,10 +380,10 @@ def check_invariants(s: State) -> None:
     r = s.rules
     deck = r.deck
     kind = value_kind(r.variant)
-    parts = [("hand", h) for h in s.hands] + [("loose", s.loose)]
-    parts += [("build", b.cards) for b in s.builds] + [("pile", p) for p in s.piles]
+    parts = [("hand", h) for h in s.hand_masks] + [("loose", s.loose_mask)]
+    parts += [("build", b.cards) for b in s.builds] + [("pile", p) for p in s.pile_masks]
     stock = 0
-    for cid in s.stock:
+    for cid in s.stock_ids:
         assert not stock >> cid & 1, f"{deck.names[cid]} twice in the stock"
         stock |= 1 << cid
     parts.append(("stock", stock))
@@ -424,7 +424,7 @@ def check_invariants(s: State) -> None:
         assert legal_moves(s) == []
     else:
         assert s.winner is None
-        assert s.hands[s.current], "the seat to move holds no cards"
+        assert s.hand_masks[s.current], "the seat to move holds no cards"
     if not r.sweeps:
         assert not any(s.sweeps)
     if r.cancel:
@@ -544,7 +544,7 @@ def test_random_walks_keep_invariants(spec, data):
         # Keep the table small enough for quick move lists: with many loose cards, capture
         # (C-move lists every outcome; a table of 30 loose cards has millions of captures).
         captures = [m for m in moves if m.kind == "capture"]
-        if s.loose.bit_count() >= MAX_LOOSE and captures:
+        if s.loose_mask.bit_count() >= MAX_LOOSE and captures:
             moves = captures
         move = moves[data.draw(st.integers(0, len(moves) - 1), label="move")]
         before = s.to_spec()
@@ -573,7 +573,7 @@ def test_legal_moves_apply_and_others_are_refused(spec, data):
     elsewhere = [c for c in deck.names if c not in hand]
     card = data.draw(st.sampled_from(elsewhere), label="card not in hand")
     expect_illegal(s, Move("trail", card), "C-turn", f"{card} not in seat {seat}'s hand")
-    expect_illegal(s, Move("capture", card, deck.strs(s.loose)[:1]), "C-turn",
+    expect_illegal(s, Move("capture", card, deck.strs(s.loose_mask)[:1]), "C-turn",
                    f"{card} not in seat {seat}'s hand")
     other = "5R" if deck.name == "standard" else "5S"  # a card of the other deck (C-deck)
     expect_illegal(s, Move("trail", other), "C-deck", f"uses the {deck.name} deck")
@@ -586,7 +586,7 @@ def test_legal_moves_apply_and_others_are_refused(spec, data):
         assert not trails
         expect_illegal(s, Move("trail", mine), "C-owner-trail", "may not trail")
     elif r.dom_trail and not r.multi_play:
-        loose_ranks = {c[:-1] for c in deck.strs(s.loose)}
+        loose_ranks = {c[:-1] for c in deck.strs(s.loose_mask)}
         if mine[:-1] in loose_ranks:
             assert 1 << deck.parse(mine) not in trails
             expect_illegal(s, Move("trail", mine), "V-dom-trail", "must capture or build")
@@ -654,5 +654,5 @@ def test_earned_win_round_trip_cards_left_on_table():
     spec = {"variant": "hungarian", "players": 2, "hands": [["5S"], []], "table": ["5H", "3C"],
             "piles": [["AS"], []], "scores": [10, 0], "current": 0, "seed": 1}
     won = apply_move(State.from_spec(spec), "5S captures 5H")
-    assert won.game_over and won.winner == 0 and won.table() == ["3C"]
+    assert won.game_over and won.winner == 0 and won.table == ["3C"]
     assert State.from_spec(won.to_spec()) == won

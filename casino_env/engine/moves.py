@@ -294,12 +294,12 @@ def playable_cards(st, made: dict | None = None) -> list[int]:
     if r.multi_play:
         raise ValueError("playable_cards: the rules let several cards be played at once")
     seat = st.current
-    hand = st.hands[seat]
+    hand = st.hand_masks[seat]
     owned = [b for b in st.builds if b.owner == seat]
     if not owned and not r.dom_trail:
         return bit_list(hand)  # every card can trail
     rank_of, rank_mask = r.deck.rank, r.deck.rank_mask
-    loose = st.loose
+    loose = st.loose_mask
     out = []
     for c in bit_list(hand):
         if not _may_trail(r, owned, hand & ~(1 << c), loose & rank_mask[rank_of[c]]):
@@ -323,11 +323,11 @@ def generate(st, only: int | None = None) -> list[Move]:
         return _generate_multi(st)
     deck = r.deck
     seat = st.current
-    hand = st.hands[seat]
+    hand = st.hand_masks[seat]
     values = r.values
     rank_of = deck.rank
     rank_mask = deck.rank_mask
-    loose = st.loose
+    loose = st.loose_mask
     builds = st.builds
     ace14 = r.ace14
     dom_trail = r.dom_trail
@@ -518,8 +518,8 @@ def _partner_builds(out: list, st, table: Items, by_value: dict, owned: list,
             provable |= 1 << b.value
     if not provable:
         return
-    hand = st.hands[seat]
-    p_hand = st.hands[partner]
+    hand = st.hand_masks[seat]
+    p_hand = st.hand_masks[partner]
     p_owned = [b for b in st.builds if b.owner == partner]
     for c in cards:
         cv = r.values[c]
@@ -548,9 +548,9 @@ def _generate_multi(st) -> list[Move]:
     r = st.rules
     deck = r.deck
     seat = st.current
-    hand = st.hands[seat]
+    hand = st.hand_masks[seat]
     values = r.values
-    table = Items(st.loose, values, r.ace14)
+    table = Items(st.loose_mask, values, r.ace14)
     out: list[Move] = []
     if r.claims:
         out.append(Move.make(deck, "claim", 0, 0, None))

@@ -54,10 +54,10 @@ def _start_hand(st: State) -> None:
     """Shuffle from the state's seed and make the first deal of a hand (in place)."""
     r = st.rules
     stock, st.seed = shuffle(r.deck, st.seed)
-    st.hands, st.stock, st.loose = deal((0,) * r.players, stock, r.players, st.dealer, True,
-                                        r.hand_size)
+    st.hand_masks, st.stock_ids, st.loose_mask = deal((0,) * r.players, stock, r.players,
+                                                      st.dealer, True, r.hand_size)
     st.builds = ()
-    st.piles = (0,) * r.sides
+    st.pile_masks = (0,) * r.sides
     st.sweeps = (0,) * r.sides
     st.last_capturer = None
     st.met = ()
@@ -120,7 +120,7 @@ def _reads_as(state: State, move: Move, v: int) -> bool:
     tm = move.taken_mask
     if not ok or any(b.value != v for b in state.builds if b.cards & tm):
         return False
-    return _partitions_into(r, tm & state.loose, v)
+    return _partitions_into(r, tm & state.loose_mask, v)
 
 
 def play(state: State, m: Move) -> State:
@@ -137,24 +137,24 @@ def play(state: State, m: Move) -> State:
         st.pending_orange = None
         return st
     pm, tm = m.played_mask, m.taken_mask
-    hands = list(st.hands)
+    hands = list(st.hand_masks)
     hands[seat] &= ~pm
-    st.hands = tuple(hands)
+    st.hand_masks = tuple(hands)
     st.pending_orange = None
     lost = ()  # builds this move takes from their owners
     swept = False
     if kind == "capture":
         first_play = r.nagy and _first_play(state)
-        st.loose &= ~tm
+        st.loose_mask &= ~tm
         if st.builds:
             lost = tuple(b for b in st.builds if b.cards & tm)
             if lost:
                 st.builds = tuple(b for b in st.builds if not b.cards & tm)
-        piles = list(st.piles)
+        piles = list(st.pile_masks)
         piles[side] |= pm | tm
-        st.piles = tuple(piles)
+        st.pile_masks = tuple(piles)
         st.last_capturer = seat
-        swept = not st.loose and not st.builds
+        swept = not st.loose_mask and not st.builds
         if swept and r.sweeps:
             _record_sweep(st, side, 2 if first_play else 1, tm.bit_count())
         if r.scoring == "tuxedo":
@@ -163,10 +163,10 @@ def play(state: State, m: Move) -> State:
             _update_met(st)
     else:
         if kind == "trail":
-            st.loose |= pm
+            st.loose_mask |= pm
         if tm:  # a build, or a trail that also builds (V-build-loose)
             owner = (seat + 2) % 4 if m.for_partner else seat
-            st.loose &= ~tm
+            st.loose_mask &= ~tm
             lost = tuple(b for b in st.builds if b.cards & tm)
             kept = [b for b in st.builds if not b.cards & tm]
             cards = tm | pm if kind == "build" else tm
@@ -184,9 +184,9 @@ def play(state: State, m: Move) -> State:
 def _first_play(st: State) -> bool:
     """Nagy: no card has been played yet this hand (the four initial cards lie alone)."""
     r = st.rules
-    return (not any(st.piles) and st.loose.bit_count() == 4 and not st.builds
-            and all(h.bit_count() == r.hand_size for h in st.hands)
-            and len(st.stock) == r.deck.size - 4 - r.hand_size * r.players)
+    return (not any(st.pile_masks) and st.loose_mask.bit_count() == 4 and not st.builds
+            and all(h.bit_count() == r.hand_size for h in st.hand_masks)
+            and len(st.stock_ids) == r.deck.size - 4 - r.hand_size * r.players)
 
 
 def _record_sweep(st: State, side: int, count: int, size: int) -> None:
@@ -220,7 +220,7 @@ def _earned_win(st: State) -> bool:
     """V-earned / V-hun-end: the game ends as soon as a side's points, counted as earned,
     bring it to the target (in place; True if it ended)."""
     r = st.rules
-    points = earned(r, st.piles, st.sweeps, st.events, _left(st))
+    points = earned(r, st.pile_masks, st.sweeps, st.events, _left(st))
     totals = [s + p for s, p in zip(st.scores, points)]
     reached = [s for s, t in enumerate(totals) if t >= r.target]
     if not reached:
@@ -235,19 +235,19 @@ def _earned_win(st: State) -> bool:
 
 def _left(st: State) -> tuple[int, int]:
     """(cards, spades) not yet captured this hand."""
-    everything = st.loose | sum(st.hands)
+    everything = st.loose_mask | sum(st.hand_masks)
     for b in st.builds:
         everything |= b.cards
     spade = st.rules.deck.suit_mask[SPADE]
-    spades = (everything & spade).bit_count() + sum(1 for c in st.stock if spade >> c & 1)
-    return everything.bit_count() + len(st.stock), spades
+    spades = (everything & spade).bit_count() + sum(1 for c in st.stock_ids if spade >> c & 1)
+    return everything.bit_count() + len(st.stock_ids), spades
 
 
 def _claim(st: State, side: int) -> State:
     """V-hun-end claims: a correct claim (earned points reach the target) wins, a false one
     loses."""
     r = st.rules
-    points = earned(r, st.piles, st.sweeps, st.events, _left(st))
+    points = earned(r, st.pile_masks, st.sweeps, st.events, _left(st))
     correct = st.scores[side] + points[side] >= r.target
     _end_game(st, points, side if correct else next(s for s in range(r.sides) if s != side))
     return st
@@ -269,13 +269,13 @@ def _update_met(st: State) -> None:
     if not limits:
         return
     left, left_spades = _left(st)
-    piled = sum(st.piles)
+    piled = sum(st.pile_masks)
     spade = r.deck.suit_mask[SPADE]
     in_play = left + piled.bit_count()
     spades = left_spades + (piled & spade).bit_count()
     met = list(st.met)
     for side, short in limits.items():
-        if side not in met and all(certain(r, item, side, st.piles, in_play, spades)
+        if side not in met and all(certain(r, item, side, st.pile_masks, in_play, spades)
                                    for item in criteria(r, short)):
             met.append(side)
     st.met = tuple(met)
@@ -303,7 +303,7 @@ def _next_turn(st: State, seat: int, swept: bool = False) -> State:
     opponent's sweep); deal or end the hand when no one holds any."""
     r = st.rules
     n = r.players
-    hands = st.hands
+    hands = st.hand_masks
     if r.nagy:
         again = st.extra_turn and not swept and hands[seat]
         st.extra_turn = False
@@ -325,37 +325,37 @@ def _next_turn(st: State, seat: int, swept: bool = False) -> State:
 def settle(st: State, fresh: bool = False) -> State:
     """While every hand is empty: deal from the stock, or end the hand (C-residue, C-score,
     C-game) and start the next one. ``fresh`` means ``st`` is the engine's own copy."""
-    if any(st.hands) or st.game_over:
+    if any(st.hand_masks) or st.game_over:
         return st
     if not fresh:
         st = st._copy()
     r = st.rules
     st.extra_turn = False
-    if st.stock:
+    if st.stock_ids:
         # Nothing on the table and nothing captured: the hand has not begun, so this is its
         # first deal, with four cards to the table (C-deal).
-        first = not st.loose and not st.builds and not any(st.piles)
-        st.hands, st.stock, extra = deal(st.hands, st.stock, r.players, st.dealer, first,
-                                         r.hand_size)
-        st.loose |= extra
+        first = not st.loose_mask and not st.builds and not any(st.pile_masks)
+        st.hand_masks, st.stock_ids, extra = deal(st.hand_masks, st.stock_ids, r.players,
+                                                  st.dealer, first, r.hand_size)
+        st.loose_mask |= extra
         st.current = (st.dealer + 1) % r.players
         if r.nagy and st.last_capturer is not None:
             st.current = st.last_capturer  # Nagy: the last capturer leads the next round
         return settle(st, fresh=True)
     # End of the hand: the residue goes to the last capturer's side (C-residue).
     taker = st.last_capturer if st.last_capturer is not None else st.dealer
-    residue = st.loose
+    residue = st.loose_mask
     for b in st.builds:
         residue |= b.cards
     if residue:
-        piles = list(st.piles)
+        piles = list(st.pile_masks)
         piles[r.side(taker)] |= residue
-        st.piles = tuple(piles)
-        st.loose = 0
+        st.pile_masks = tuple(piles)
+        st.loose_mask = 0
         st.builds = ()
         if r.dom_end:
             _update_met(st)
-    points, winner = finish_hand(r, tuple(st.scores), st.piles, st.sweeps, st.met, st.events,
+    points, winner = finish_hand(r, tuple(st.scores), st.pile_masks, st.sweeps, st.met, st.events,
                                  r.side(taker) if st.last_capturer is not None else None)
     st.hand_points = Sides(points)
     st.scores = Sides(s + p for s, p in zip(st.scores, points))
@@ -382,7 +382,7 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
     if move.deck is not d and (move.played_mask or move.taken_mask):
         return "C-deck", f"this game uses the {d.name} deck"
     seat = state.current
-    hand = state.hands[seat]
+    hand = state.hand_masks[seat]
     pm, tm = move.played_mask, move.taken_mask
     if move.kind == "claim":
         return ("V-hun-end", "claims are made only under rule switch 'claims'") if not r.claims \
@@ -406,7 +406,7 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
     cv = r.values[c]
     rest = hand & ~pm
     owned = [b for b in state.builds if b.owner == seat]
-    same_rank = state.loose & d.rank_mask[d.rank[c]]
+    same_rank = state.loose_mask & d.rank_mask[d.rank[c]]
     table = state.table_mask()
     if tm & ~table:
         return f"C-{move.kind}", f"{'+'.join(d.strs(tm & ~table))} not on the table"
@@ -415,7 +415,7 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
             return f"C-{move.kind}", (f"cards inside the build of {b.value} move only with the "
                                       "whole build")
     taken_builds = [b for b in state.builds if b.cards & tm]
-    loose_taken = tm & state.loose
+    loose_taken = tm & state.loose_mask
     if move.kind == "trail":
         if tm and not r.build_loose:
             return "C-trail", ("a trail takes no table cards (trailing and building in one turn "
@@ -501,7 +501,7 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
         return "C-face", "J, Q and K never join a build in classic Casino"
     if move.for_partner and not r.partner_build:
         return "V-partner-build", "you may not build for your partner"
-    holder_hand = rest if not move.for_partner else state.hands[(seat + 2) % 4]
+    holder_hand = rest if not move.for_partner else state.hand_masks[(seat + 2) % 4]
     if not move.for_partner and not backs(r, rest, [V]):
         return "C-build", f"seat {seat} holds no other card of value {V} to capture the build"
     vb = next((b for b in state.builds if b.value == V), None)
@@ -567,8 +567,8 @@ def _why_multi(state: State, move: Move) -> tuple[str, str]:
         return "V-hun-play", "a trail is exactly one card and takes nothing"
     if not tm:
         return "C-capture", "a capture takes at least one table card"
-    if tm & ~state.loose:
-        return "C-capture", f"{'+'.join(d.strs(tm & ~state.loose))} not on the table"
+    if tm & ~state.loose_mask:
+        return "C-capture", f"{'+'.join(d.strs(tm & ~state.loose_mask))} not on the table"
     vals = tuple(r.values[c] for c in bit_list(pm))
     total = sum(vals)
     if r.kovacs and (total > 13 and not r.ulmann or move.value is not None and move.value > 13):
@@ -582,7 +582,7 @@ def _items_split(r, state: State, tm: int, v: int, extra: tuple = ()) -> bool:
     """True if the table items in ``tm`` (loose cards; single builds too under
     V-build-as-card), plus items of the values ``extra``, split into sets of ``v``; a build of
     value ``v`` is a whole set by itself."""
-    vals = [r.values[i] for i in bit_list(tm & state.loose)] + list(extra)
+    vals = [r.values[i] for i in bit_list(tm & state.loose_mask)] + list(extra)
     for b in state.builds:
         if b.cards & tm and b.value != v:
             if not (r.build_as_card and not b.multiple):

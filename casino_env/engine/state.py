@@ -50,10 +50,14 @@ class State:
 
     Public: ``current`` (seat to move), ``scores`` (cumulative per side), ``hand_points``
     (per side, last completed hand, or None), ``game_over``, ``winner`` (side or None),
-    ``rules``, ``dealer``; cards through ``hand(seat)``, ``table()``, ``pile(side)``.
+    ``rules``, ``dealer``; cards as notation strings through ``hands``, ``table``, ``piles``,
+    ``stock`` (and ``hand(seat)``, ``pile(side)``, ``stock_size``). The engine's own bitmask
+    fields say so in their names: ``hand_masks``, ``loose_mask``, ``pile_masks``, ``stock_ids``
+    (card ids, top first); ``builds`` holds ``Build`` tuples whose ``cards`` is a mask.
     """
 
-    __slots__ = ("rules", "dealer", "current", "hands", "loose", "builds", "stock", "piles",
+    __slots__ = ("rules", "dealer", "current", "hand_masks", "loose_mask", "builds", "stock_ids",
+                 "pile_masks",
                  "sweeps", "scores", "hand_points", "last_capturer", "seed", "game_over",
                  "winner", "met", "proven", "hand_no", "events", "pending_orange", "extra_turn",
                  "_moves", "_index")
@@ -61,11 +65,11 @@ class State:
     rules: Rules
     dealer: int
     current: int
-    hands: tuple  # mask per seat
-    loose: int  # mask of loose table cards
+    hand_masks: tuple  # mask per seat
+    loose_mask: int  # mask of loose table cards
     builds: tuple  # Build, sorted by value
-    stock: tuple  # card ids, top first
-    piles: tuple  # mask per side
+    stock_ids: tuple  # card ids, top first
+    pile_masks: tuple  # mask per side
     sweeps: tuple  # uncancelled sweeps per side
     scores: Sides  # cumulative per side (start of this hand while it is being played)
     hand_points: Sides | None
@@ -85,10 +89,10 @@ class State:
         new = State.__new__(State)
         # Field by field (a getattr/setattr loop costs 3x more; every move copies a state).
         # tests/test_spec.py checks that this list is every field.
-        new.rules, new.dealer, new.current, new.hands = (self.rules, self.dealer, self.current,
-                                                         self.hands)
-        new.loose, new.builds, new.stock, new.piles = self.loose, self.builds, self.stock, \
-            self.piles
+        new.rules, new.dealer, new.current, new.hand_masks = (self.rules, self.dealer,
+                                                              self.current, self.hand_masks)
+        new.loose_mask, new.builds, new.stock_ids, new.pile_masks = (
+            self.loose_mask, self.builds, self.stock_ids, self.pile_masks)
         new.sweeps, new.scores, new.hand_points = self.sweeps, self.scores, self.hand_points
         new.last_capturer, new.seed, new.game_over = self.last_capturer, self.seed, \
             self.game_over
@@ -125,15 +129,44 @@ class State:
         return self.rules.side(seat)
 
     def hand(self, seat: int) -> list[str]:
-        return self.deck.strs(self.hands[seat])
+        return self.deck.strs(self.hand_masks[seat])
 
     def pile(self, side: int) -> list[str]:
-        return self.deck.strs(self.piles[side])
+        return self.deck.strs(self.pile_masks[side])
 
+    @property
+    def hands(self) -> list[list[str]]:
+        """Every seat's hand as card strings (seat order), e.g. ``[["AS", "7H"], ["10D"]]``."""
+        strs = self.deck.strs
+        return [strs(h) for h in self.hand_masks]
+
+    @property
+    def piles(self) -> list[list[str]]:
+        """Every side's capture pile as card strings (side order)."""
+        strs = self.deck.strs
+        return [strs(p) for p in self.pile_masks]
+
+    @property
+    def loose(self) -> list[str]:
+        """The loose cards on the table (not in a build) as card strings."""
+        return self.deck.strs(self.loose_mask)
+
+    @property
+    def stock(self) -> list[str]:
+        """The undealt cards as card strings, top first (hidden from players in play)."""
+        names = self.deck.names
+        return [names[i] for i in self.stock_ids]
+
+    @property
+    def stock_size(self) -> int:
+        """How many cards are left to deal (public information)."""
+        return len(self.stock_ids)
+
+    @property
     def table(self) -> list:
         """Loose cards as strings, then builds as dicts (the spec's ``table``)."""
         d = self.deck
-        out: list = d.strs(self.loose)
+        out: list = d.strs(self.loose_mask)
         out.extend({"cards": d.strs(b.cards), "value": b.value, "owner": b.owner,
                     "multiple": b.multiple} for b in self.builds)
         return out
@@ -146,10 +179,10 @@ class State:
     @property
     def last_deal(self) -> bool:
         """True when the stock is empty: the cards in hand are the hand's last (public)."""
-        return not self.stock
+        return not self.stock_ids
 
     def table_mask(self) -> int:
-        m = self.loose
+        m = self.loose_mask
         for b in self.builds:
             m |= b.cards
         return m
@@ -160,8 +193,8 @@ class State:
         d = self.deck
         r = self.rules
         scores = self.scores
-        settled = (self.game_over and self.hand_points is not None and not any(self.hands)
-                   and not self.stock and not self.table_mask())
+        settled = (self.game_over and self.hand_points is not None and not any(self.hand_masks)
+                   and not self.stock_ids and not self.table_mask())
         if settled:
             # The game ended when its last hand was scored: the spec's scores are those at the
             # start of that hand and from_spec scores it again.
@@ -173,10 +206,10 @@ class State:
             "partnerships": r.partnerships,
             "dealer": self.dealer,
             "current": self.current,
-            "hands": [d.strs(h) for h in self.hands],
-            "table": self.table(),
-            "stock": [d.names[i] for i in self.stock],
-            "piles": [d.strs(p) for p in self.piles],
+            "hands": [d.strs(h) for h in self.hand_masks],
+            "table": self.table,
+            "stock": [d.names[i] for i in self.stock_ids],
+            "piles": [d.strs(p) for p in self.pile_masks],
             "sweeps": list(self.sweeps),
             "scores": list(scores),
             "last_capturer": self.last_capturer,
@@ -205,15 +238,17 @@ class State:
 
     @classmethod
     def from_spec(cls, spec: dict) -> State:
-        """A state from a JSON-like dict; a malformed spec raises ValueError naming the field."""
+        """A state from a JSON-like dict; a malformed spec raises ValueError naming the field.
+        ``table``, ``stock`` and ``piles`` may be left out: missing means empty (the contract
+        of the spec, so that a position can be written with only the cards that matter)."""
         from .play import settle  # dealing/scoring when every hand is empty
 
         return settle(_parse_spec(spec))
 
     # -- comparison and display ----------------------------------------------------------
     def _key(self) -> tuple:
-        return (self.rules, self.dealer, self.current, self.hands, self.loose, self.builds,
-                self.stock, self.piles, self.sweeps, tuple(self.scores),
+        return (self.rules, self.dealer, self.current, self.hand_masks, self.loose_mask,
+                self.builds, self.stock_ids, self.pile_masks, self.sweeps, tuple(self.scores),
                 None if self.hand_points is None else tuple(self.hand_points),
                 self.last_capturer, self.seed, self.game_over, self.winner, self.met,
                 self.proven, self.hand_no, self.events, self.pending_orange, self.extra_turn)
@@ -402,8 +437,9 @@ def _parse_spec(spec: object) -> State:
 
     st = State.__new__(State)
     for name, value in (("rules", rules), ("dealer", dealer), ("current", current),
-                        ("hands", hands), ("loose", loose), ("builds", tuple(builds)),
-                        ("stock", stock), ("piles", piles), ("sweeps", sweeps),
+                        ("hand_masks", hands), ("loose_mask", loose),
+                        ("builds", tuple(builds)), ("stock_ids", stock), ("pile_masks", piles),
+                        ("sweeps", sweeps),
                         ("scores", Sides(scores)), ("hand_points", hand_points),
                         ("last_capturer", last_capturer), ("seed", seed),
                         ("game_over", winner is not None), ("winner", winner), ("met", met),
@@ -460,6 +496,6 @@ def _check_owner_holds(st: State, b: Build) -> None:
     from .moves import backs
 
     owned = [x.value for x in st.builds if x.owner == b.owner]
-    if not backs(st.rules, st.hands[b.owner], owned):
+    if not backs(st.rules, st.hand_masks[b.owner], owned):
         raise ValueError(f"table: seat {b.owner} owns a build of {b.value} but does not hold a "
                          f"card to capture it (C-build-keep)")

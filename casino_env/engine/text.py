@@ -12,11 +12,11 @@ def describe_state(st, viewer: int | None = None) -> str:
     d = r.deck
     lines = [f"{r.variant} · {r.players} players"
              + (" (partners 0+2 v 1+3)" if r.partnerships else "")
-             + f" · dealer {st.dealer} · stock {len(st.stock)}"
-             + (" · last deal" if not st.stock else "")]
+             + f" · dealer {st.dealer} · stock {len(st.stock_ids)}"
+             + (" · last deal" if not st.stock_ids else "")]
     lines.append("scores " + "  ".join(f"side {i}: {s}" for i, s in enumerate(st.scores))
                  + (f"  (last hand {list(st.hand_points)})" if st.hand_points is not None else ""))
-    table = d.strs(st.loose)
+    table = d.strs(st.loose_mask)
     for b in st.builds:
         kind = "multiple" if b.multiple else "single"
         table.append(f"[{'+'.join(d.strs(b.cards))} = {b.value} {kind}, seat {b.owner}]")
@@ -24,13 +24,13 @@ def describe_state(st, viewer: int | None = None) -> str:
     for seat in range(r.players):
         mark = ">" if seat == st.current and not st.game_over else " "
         if viewer is None or viewer == seat:
-            cards = " ".join(d.strs(st.hands[seat])) or "-"
+            cards = " ".join(d.strs(st.hand_masks[seat])) or "-"
         else:
-            cards = f"{st.hands[seat].bit_count()} cards"
+            cards = f"{st.hand_masks[seat].bit_count()} cards"
         lines.append(f"{mark} seat {seat}: {cards}")
     piles = "  ".join(f"side {i}: {p.bit_count()} cards"
                       + (f", {st.sweeps[i]} sweeps" if r.sweeps else "")
-                      for i, p in enumerate(st.piles))
+                      for i, p in enumerate(st.pile_masks))
     lines.append("piles  " + piles)
     if st.events:
         lines.append("in play " + ", ".join(f"side {side} {item} {pts:+d}"

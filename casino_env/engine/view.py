@@ -19,7 +19,7 @@ from .state import State
 
 def exposed_seats(state: State) -> tuple[int, ...]:
     """Seats whose hands everyone can see (Nagy: the last round is played with hands shown)."""
-    if state.rules.nagy and not state.stock:
+    if state.rules.nagy and not state.stock_ids:
         return tuple(range(state.rules.players))
     return ()
 
@@ -35,18 +35,18 @@ class PlayerView:
         if exposed is None:
             exposed = exposed_seats(state)
         self.seat = seat
-        self.hand_sizes = tuple(h.bit_count() for h in state.hands)
-        self.stock_size = len(state.stock)
+        self.hand_sizes = tuple(h.bit_count() for h in state.hand_masks)
+        self.stock_size = len(state.stock_ids)
         # Hands this seat can see besides its own (e.g. hands played face up), by seat.
         self.exposed = tuple(s for s in exposed if s != seat)
         red = state._copy()
-        red.hands = tuple(state.hands[s] if s == seat or s in self.exposed else 0
+        red.hand_masks = tuple(state.hand_masks[s] if s == seat or s in self.exposed else 0
                           for s in range(n))
-        red.stock = ()
+        red.stock_ids = ()
         # Legality depends only on the seat's hand and public facts, so the true list is known.
         red._moves = legal_moves(state) if state.current == seat and not state.game_over else None
         self.state = red
-        seen = red.loose | sum(red.hands) | sum(red.piles)
+        seen = red.loose_mask | sum(red.hand_masks) | sum(red.pile_masks)
         for b in red.builds:
             seen |= b.cards
         self.unseen = state.rules.deck.full & ~seen
@@ -93,7 +93,7 @@ def determinize(view: PlayerView, rng: random.Random, tries: int = 50) -> State:
     for _ in range(tries):
         cards = pool[:]
         rng.shuffle(cards)
-        hands = list(st.hands)
+        hands = list(st.hand_masks)
         taken = 0
         ok = True
         # First give each constrained seat one card per required value, then fill at random.
@@ -120,7 +120,7 @@ def determinize(view: PlayerView, rng: random.Random, tries: int = 50) -> State:
             pos += k
         if all(backs(r, hands[s], vals) for s, vals in need.items()):
             out = st._copy()
-            out.hands = tuple(hands)
-            out.stock = tuple(rest[pos:pos + view.stock_size])
+            out.hand_masks = tuple(hands)
+            out.stock_ids = tuple(rest[pos:pos + view.stock_size])
             return out
     raise RuntimeError("could not deal the hidden cards consistently with the view")
