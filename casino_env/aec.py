@@ -182,6 +182,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
                                "(an opponent seat of the single-agent view)")
         a = action if type(action) is int and 0 <= action < self.n_actions else \
             _action_index(action, self.n_actions)
+        # PettingZoo's convention: last() gives the reward since the agent last acted.
+        self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
         if self.compose:
             if not self._mask[a]:
@@ -289,6 +291,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
             raise ValueError(f"{move} is not a legal move here"
                              + (" (it does not continue the sub-actions taken)" if comp and
                                 comp.prefix else ""))
+        self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
         self._apply(legal)
 

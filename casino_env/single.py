@@ -105,7 +105,6 @@ class CasinoEnv(gymnasium.Env):
             agent = _make_opponent(spec, int(rng.integers(2**31)))
             agent.reset(int(rng.integers(2**31)))
             self.opponents[s] = agent
-        self._reward_seen = 0.0
         self._ended_by_illegal = False
         self._advance()
         return self._observe(), self._info()
@@ -125,11 +124,9 @@ class CasinoEnv(gymnasium.Env):
             obs = {k: v.copy() for k, v in self._last.items()}
             return obs if self.dict_obs else obs["observation"], \
                 float(self.illegal_reward), True, False, info
-        raw.step(a)
+        raw.step(a)  # (clears the learner's reward since its last action)
         self._advance()
-        total = raw._cumulative_rewards.get(self.agent, self._reward_seen)
-        reward = total - self._reward_seen
-        self._reward_seen = total
+        reward = raw._cumulative_rewards[self.agent]  # what came since: its move, the others'
         terminated = all(raw.terminations.values())
         truncated = not terminated and all(raw.truncations.values())
         return self._observe(), float(reward), terminated, truncated, self._info()

@@ -1,0 +1,150 @@
+"""Rewards over whole episodes (issue 16 item 1; the rewards table of docs/environment.md).
+
+PettingZoo's convention: ``last()`` gives an agent the reward since it last acted, so the sum of
+what each agent reads from ``last()`` over an episode is its episode return. For every preset,
+2-4 players, partnerships, both action modes, both episode kinds and both reward kinds, through
+``env()``, ``raw_env()``, RLlib's PettingZoo wrapper and the Gymnasium view, random masked
+play checks that the returns are zero-sum and equal:
+
+- ``reward="points"``: the side's points minus the mean of the other sides' points, over the
+  hand (``episode="hand"``) or the whole game (``episode="game"``: the final scores);
+- ``reward="win"``: the stake to the winning side and ``-stake/(sides-1)`` to each other, 0 to
+  all on a draw (a one-hand episode is won by the side with strictly the most hand points).
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+import casino_env
+from casino_env.engine.rules import PRESETS
+
+# (variant, players, partnerships): every preset at every player count it has, 4 with and
+# without partners (tuxedo: 2-4 and 6, the widest table; partners are for 4 players only).
+TABLES = [(v, n, None) for v, p in PRESETS.items() for n in p.players if n <= 4 or n == 6]
+TABLES += [(v, 4, not PRESETS[v].defaults.get("partnerships", v == "dominican"))
+           for v, p in PRESETS.items() if 4 in p.players]
+MODES = list(itertools.product(("compose", "enumerate"), ("hand", "game"), ("points", "win")))
+
+
+def expected_returns(env, episode: str, reward: str) -> list[float]:
+    """Each seat's episode return from the final state, by the documented reward rules."""
+    raw = env.unwrapped
+    st, r = raw.state, raw.rules
+    points = list(st.hand_points if episode == "hand" else st.scores)
+    s = len(points)
+    if reward == "points":
+        total = sum(points)
+        per_side = [p - (total - p) / (s - 1) for p in points]
+    else:
+        winner = st.winner
+        if winner is None and st.hand_points is not None:
+            best = max(st.hand_points)
+            winner = (list(st.hand_points).index(best) if list(st.hand_points).count(best) == 1
+                      else None)
+        stake = float(st.stake)
+        per_side = ([0.0] * s if winner is None else
+                    [stake if i == winner else -stake / (s - 1) for i in range(s)])
+    return [per_side[r.side(seat)] for seat in range(r.players)]
+
+
+def play_aec(env, seed: int) -> tuple[dict[str, float], bool]:
+    """Random masked play; sums what ``last()`` gives each agent. Returns (sums, truncated)."""
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    sums = dict.fromkeys(env.possible_agents, 0.0)
+    truncated = False
+    for agent in env.agent_iter(100_000):
+        obs, rew, term, trunc, _ = env.last()
+        sums[agent] += rew
+        truncated |= trunc
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return sums, truncated
+
+
+def check(sums: dict[str, float], want: list[float], agents: list[str]) -> None:
+    got = [sums[a] for a in agents]
+    assert sum(got) == pytest.approx(0.0, abs=1e-9), f"not zero-sum: {got}"
+    assert got == pytest.approx(want), f"returns {got}, expected {want}"
+
+
+@pytest.mark.parametrize("variant,players,partners", TABLES,
+                         ids=[f"{v}-{n}p{'-partners' if p else ''}" for v, n, p in TABLES])
+@pytest.mark.parametrize("mode,episode,reward", MODES, ids=["-".join(m) for m in MODES])
+@pytest.mark.parametrize("wrapped", [True, False], ids=["env", "raw_env"])
+def test_aec_returns_are_zero_sum_and_equal_the_outcome(variant, players, partners, mode,
+                                                        episode, reward, wrapped):
+    make = casino_env.env if wrapped else casino_env.raw_env
+    env = make(variant=variant, players=players, partnerships=partners, action_mode=mode,
+               episode=episode, reward=reward)
+    seed = hash((variant, players, partners, mode, episode, reward)) % 1000
+    sums, truncated = play_aec(env, seed)
+    if truncated:  # (a crowded table: no outcome to compare; still zero-sum)
+        assert sum(sums.values()) == pytest.approx(0.0, abs=1e-9)
+        return
+    check(sums, expected_returns(env, episode, reward), env.possible_agents)
+
+
+def test_game_returns_are_not_running_totals():
+    """The regression the issue found: a 2-player casino game summed to +486/-486 for final
+    scores 25-19 because ``last()`` repeated the running total at every turn."""
+    env = casino_env.env(variant="casino", players=2, episode="game", reward="points")
+    sums, truncated = play_aec(env, 0)
+    st = env.unwrapped.state
+    assert not truncated and st.game_over
+    a, b = st.scores
+    assert [sums["player_0"], sums["player_1"]] == [a - b, b - a]
+
+
+@pytest.mark.parametrize("variant", list(PRESETS))
+@pytest.mark.parametrize("mode,episode,reward", MODES, ids=["-".join(m) for m in MODES])
+def test_gymnasium_view_return_equals_the_learners_outcome(variant, mode, episode, reward):
+    from casino_env.single import CasinoEnv
+
+    env = CasinoEnv(variant=variant, players=2, opponent="random", action_mode=mode,
+                    episode=episode, reward=reward)
+    rng = np.random.default_rng(1)
+    for seed in range(2):
+        env.reset(seed=seed)
+        total, done, trunc = 0.0, False, False
+        while not (done or trunc):
+            a = int(rng.choice(np.flatnonzero(env.action_masks())))
+            _, rew, done, trunc, _ = env.step(a)
+            total += rew
+        if trunc:
+            continue
+        want = expected_returns(env.raw, episode, reward)[env.seat]
+        assert total == pytest.approx(want), (seed, total, want)
+
+
+RLLIB_TABLES = [("casino", 2, None), ("royal", 3, None), ("dominican", 4, None),
+                ("tuxedo", 4, False), ("wippen", 2, None)]
+
+
+@pytest.mark.parametrize("variant,players,partners", RLLIB_TABLES)
+@pytest.mark.parametrize("mode,episode,reward", MODES, ids=["-".join(m) for m in MODES])
+def test_rllib_returns_are_zero_sum_and_equal_the_outcome(variant, players, partners, mode,
+                                                          episode, reward):
+    pytest.importorskip("ray.rllib")
+    from casino_env.rllib import rllib_env
+
+    env = rllib_env({"variant": variant, "players": players, "partnerships": partners,
+                     "action_mode": mode, "episode": episode, "reward": reward})
+    rng = np.random.default_rng(2)
+    obs, _ = env.reset(seed=7)
+    agents = [f"player_{i}" for i in range(players)]
+    sums = dict.fromkeys(agents, 0.0)
+    while True:
+        (agent, o), = obs.items()
+        a = int(rng.choice(np.flatnonzero(o["action_mask"])))
+        obs, rew, terms, truncs, _ = env.step({agent: a})
+        for k, v in rew.items():
+            sums[k] += v
+        if terms["__all__"] or truncs["__all__"]:
+            break
+    if truncs["__all__"] and not terms["__all__"]:
+        return
+    check(sums, expected_returns(env.env, episode, reward), agents)
