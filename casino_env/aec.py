@@ -6,11 +6,14 @@ outcomes. See docs/environment.md for the action ids, observation layout and rew
 
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
+from .checks import action_index, check_keywords, check_seed
 from .encoding import (
     N_COMPOSE_ACTIONS,
     N_FEATURES,
@@ -39,25 +42,14 @@ DEFAULT_MAX_TABLE = 24
 
 def env(**kwargs) -> AECEnv:
     """The environment with PettingZoo classic's wrappers: an illegal (masked-out) action ends
-    the episode with reward -1 for the agent that took it and 0 for the others."""
+    the episode with reward -1 for the agent that took it and 0 for the others. Takes the
+    arguments of ``raw_env``; an action that is no action id raises ValueError."""
+    check_keywords(kwargs, kwargs.get("variant", "casino"), RAW_ENV_ARGS, "env")
     e = raw_env(**kwargs)
     e = TerminateIllegalWrapper(e, illegal_reward=-1)
     e = AssertOutOfBoundsWrapper(e)
     e = OrderEnforcingWrapper(e)
     return e
-
-
-def _action_index(action, n: int) -> int:
-    """The action as an int in 0..n-1, or a clear error (None, floats, strings, arrays)."""
-    if isinstance(action, np.ndarray) and action.shape in ((), (1,)):
-        action = action.reshape(()).item()
-    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-        raise ValueError(f"action must be an int in 0..{n - 1}, got {action!r}"
-                         + (" (None is only for agents that are done)" if action is None else ""))
-    a = int(action)
-    if not 0 <= a < n:
-        raise ValueError(f"action {a} is outside the action space 0..{n - 1}")
-    return a
 
 
 class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
@@ -81,6 +73,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
                           render_mode, auto_forced, max_moves, max_table, observation,
                           **switches)
         super().__init__()
+        check_keywords(switches, variant, RAW_ENV_ARGS, "raw_env")
         for name, value, allowed in (("action_mode", action_mode, ACTION_MODES),
                                      ("episode", episode, EPISODES),
                                      ("reward", reward, REWARDS)):
@@ -142,10 +135,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start a new game. A seed fixes the deal and every later reset that passes none.
         ``options={"state": State or spec dict}`` starts from that position instead."""
+        seed = check_seed(seed)  # (an int >= 0 or None, as for the engine's new_game)
         if seed is not None:
-            if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
-                raise ValueError(f"seed must be an int or None, got {seed!r}")
-            self._seed_rng = np.random.default_rng(int(seed) % 2**128)
+            self._seed_rng = np.random.default_rng(seed)
         game_seed = int(self._seed_rng.integers(2**63))
         r = self.rules
         start = (options or {}).get("state")
@@ -181,7 +173,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
             raise RuntimeError(f"{agent} is played by its agent through play_move() here "
                                "(an opponent seat of the single-agent view)")
         a = action if type(action) is int and 0 <= action < self.n_actions else \
-            _action_index(action, self.n_actions)
+            action_index(action, self.n_actions)
         # PettingZoo's convention: last() gives the reward since the agent last acted.
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
@@ -447,3 +439,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
             return [0.0] * s
         stake = float(st.stake)  # a Nagy double game is worth 2
         return [stake if i == winner else -stake / (s - 1) for i in range(s)]
+
+
+# raw_env's own arguments (any other keyword is a rule switch).
+RAW_ENV_ARGS: tuple[str, ...] = tuple(
+    name for name in inspect.signature(raw_env.__init__).parameters
+    if name not in ("self", "switches"))

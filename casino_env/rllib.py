@@ -13,6 +13,8 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo.utils import BaseWrapper
 
+from .checks import action_index
+
 ENV_NAME = "casino_env"
 SHARED_POLICY = "shared"
 POLICY_MODES = ("shared", "per-seat")
@@ -66,13 +68,13 @@ class RLlibObservations(BaseWrapper):
         self.env.reset(seed=seed, options=options)
 
     def step(self, action: Any) -> None:
-        """Count the action if the acting agent's mask forbids it, then step."""
+        """Check the action as every entry point does (an int id: ValueError otherwise),
+        count it if the acting agent's mask forbids it, then step."""
         agent = self.env.agent_selection
-        if action is not None and not (self.env.terminations[agent]
-                                       or self.env.truncations[agent]):
+        if not (self.env.terminations[agent] or self.env.truncations[agent]):
             mask = self.env.observe(agent)["action_mask"]
-            a = int(np.asarray(action).reshape(()))
-            if not (0 <= a < len(mask) and mask[a]):
+            action = action_index(action, len(mask))
+            if not mask[action]:
                 self.illegal_actions += 1
                 self.total_illegal_actions += 1
         self.env.step(action)

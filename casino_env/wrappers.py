@@ -3,15 +3,18 @@
 PettingZoo's wrappers reach the environment's ``rewards``, ``terminations``, ``agent_selection``
 ... through a chain of ``__getattr__`` calls, which costs tens of microseconds per agent-step.
 These subclasses read them straight from the raw environment and take a direct path for the
-usual legal, in-range action after reset; behaviour is unchanged (they are still instances of
-the PettingZoo wrappers, and every other case, including errors before ``reset`` and illegal
-actions, runs PettingZoo's own code).
+usual legal, in-range action after reset; they are still instances of the PettingZoo wrappers,
+and errors before ``reset`` and masked-out actions run PettingZoo's own code. One change:
+``AssertOutOfBoundsWrapper`` checks an action as ``raw_env`` does (a ValueError naming the value
+instead of a bare ``AssertionError``), so every entry point follows one rule for actions.
 """
 
 from __future__ import annotations
 
 import numpy as np
 from pettingzoo.utils import wrappers as pzw
+
+from .checks import action_index
 
 _HOT = ("rewards", "terminations", "truncations", "infos", "agent_selection", "agents",
         "_cumulative_rewards", "possible_agents")
@@ -82,17 +85,25 @@ class TerminateIllegalWrapper(_Fast, pzw.TerminateIllegalWrapper):
 
 
 class AssertOutOfBoundsWrapper(_Fast, pzw.AssertOutOfBoundsWrapper):
+    """PettingZoo's wrapper, with the check of ``raw_env`` in place of its bare assertion:
+    an action that is no action id raises ValueError naming it (checks.action_index), and a
+    numpy integer or integer array of shape (1,) reaches the environment as a plain int."""
+
     def __init__(self, env) -> None:
         pzw.AssertOutOfBoundsWrapper.__init__(self, env)
         self._remember_raw()
 
     def step(self, action) -> None:
-        # Fast path for the usual in-range int (what Discrete.contains accepts); anything
-        # else goes through PettingZoo's own check and its AssertionError.
-        if type(action) is int and 0 <= action < self._raw.n_actions:
+        raw = self._raw
+        if type(action) is int and 0 <= action < raw.n_actions:  # the usual case
             self.env.step(action)
-        else:
-            pzw.AssertOutOfBoundsWrapper.step(self, action)
+            return
+        agent = getattr(raw, "agent_selection", None)
+        if raw.state is None or not raw.agents or raw.terminations[agent] \
+                or raw.truncations[agent]:
+            self.env.step(action)  # (the done agent's None, or the raw env's own error)
+            return
+        self.env.step(action_index(action, raw.n_actions))
 
 
 class OrderEnforcingWrapper(_Fast, pzw.OrderEnforcingWrapper):
