@@ -2,35 +2,61 @@
 
 ``CasinoEnv`` wraps the AEC environment so that stable-baselines3 (and any Gymnasium user)
 sees an ordinary ``gymnasium.Env`` with ``action_masks()`` for sb3-contrib's MaskablePPO.
-Opponents are agents from the ``agents`` package (by name, instance, pool, or a factory for
-self-play snapshots). Registered as ``casino_env/<Preset>-v0`` (e.g. ``casino_env/Royal-v0``).
+Opponents are any objects with the Agent interface (``act(state, seat)`` and ``reset(seed)``)
+or names resolved by the one agent registry (``casino_env.players``), a pool (list) of those, or
+a callable returning one (a factory, for self-play snapshots). Registered as
+``casino_env/<Preset>-v0`` (e.g. ``casino_env/Royal-v0``); docs/environment.md describes it.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 
 import gymnasium
 import numpy as np
 
-from .aec import raw_env
+from .aec import DEFAULT_MAX_MOVES, DEFAULT_MAX_TABLE, raw_env
+from .checks import action_index, check_keywords, check_seed
+from .players import is_player, resolve
 from .registration import PRESET_IDS, register_envs  # noqa: F401 (re-exported)
 
 OpponentSpec = object  # a name, an Agent, a list of them (a pool), or a callable -> Agent
 
+_OPPONENT_KINDS = ("an agent name (e.g. 'heuristic'), an object with act(state, seat) and "
+                   "reset(seed), a list of them (a pool) or a callable returning one")
 
-def _make_opponent(spec, seed: int):
-    from agents import Agent, make_agent
 
-    if isinstance(spec, str):
-        return make_agent(spec, seed=seed)
-    if isinstance(spec, Agent):
-        return spec
-    if callable(spec):
-        agent = spec()
-        return _make_opponent(agent, seed)
-    raise ValueError(f"opponent must be an agent name, an Agent, a list of them or a callable "
-                     f"returning one, got {spec!r}")
+def _is_pool(spec: object) -> bool:
+    return isinstance(spec, Sequence) and not isinstance(spec, str) and not is_player(spec)
+
+
+def check_opponent(spec: OpponentSpec, rules) -> None:
+    """Check an opponent spec when the environment is made: each name is resolved once (seed
+    0) with the game's rules, so a bad name or option, a missing model file or a model trained
+    on another game fails now with the registry's message; an agent object is checked against
+    the rules; a callable is left for reset (it may be a snapshot factory)."""
+    specs = list(spec) if _is_pool(spec) else [spec]
+    if _is_pool(spec) and not specs:
+        raise ValueError(f"opponent: the pool is empty; expected {_OPPONENT_KINDS}")
+    for one in specs:
+        if isinstance(one, str) or is_player(one):
+            resolve(one, seed=0, rules=rules)
+        elif not callable(one):
+            raise TypeError(f"opponent must be {_OPPONENT_KINDS}, got {one!r}")
+
+
+def _make_opponent(spec: OpponentSpec, seed: int, rules):
+    """The agent for one seat: a name resolved with ``seed``, an agent object as is, or what
+    a callable returns (checked to be a name or an agent)."""
+    if callable(spec) and not isinstance(spec, str) and not is_player(spec):
+        made = spec()
+        if not (isinstance(made, str) or is_player(made)):
+            raise TypeError(f"opponent: the callable {spec!r} returned {made!r}, which is not "
+                            "an agent (an object with act(state, seat) and reset(seed)) or an "
+                            "agent name")
+        spec = made
+    return resolve(spec, seed=seed, rules=rules)
 
 
 class CasinoEnv(gymnasium.Env):
@@ -38,8 +64,9 @@ class CasinoEnv(gymnasium.Env):
     environment (or the whole dict with ``dict_obs=True``; ``observation="compact"`` for the
     smaller layout, faster to train an MLP on), reward is the learner's. A
     masked-out action ends the episode with ``illegal_reward`` (or raises, with
-    ``illegal="raise"``). ``render_mode="rgb_array"`` draws the table as the learner sees it
-    (for gymnasium's ``RecordVideo``)."""
+    ``illegal="raise"``); an action that is no action id always raises ValueError.
+    ``render_mode="rgb_array"`` draws the table as the learner sees it (for gymnasium's
+    ``RecordVideo``). docs/environment.md lists every argument."""
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 1}
 
@@ -48,14 +75,15 @@ class CasinoEnv(gymnasium.Env):
                  seat: int | str = "random", action_mode: str = "compose",
                  episode: str = "hand", reward: str = "points", auto_forced: bool = True,
                  dict_obs: bool = False, render_mode: str | None = None,
-                 max_moves: int = 128, illegal: str = "terminate",
+                 max_moves: int = DEFAULT_MAX_MOVES, illegal: str = "terminate",
                  illegal_reward: float = -1.0, observation: str = "full",
-                 **switches) -> None:
+                 max_table: int | None = DEFAULT_MAX_TABLE, **switches) -> None:
         super().__init__()
+        check_keywords(switches, variant, CASINO_ENV_ARGS, "CasinoEnv")
         self.raw = raw_env(variant=variant, players=players, partnerships=partnerships,
                            action_mode=action_mode, episode=episode, reward=reward,
                            auto_forced=auto_forced, max_moves=max_moves,
-                           observation=observation, **switches)
+                           observation=observation, max_table=max_table, **switches)
         if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, int)
                                  or not 0 <= seat < players):
             raise ValueError(f"seat must be 'random' or a seat 0..{players - 1}, got {seat!r}")
@@ -63,6 +91,7 @@ class CasinoEnv(gymnasium.Env):
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
         if illegal not in ("terminate", "raise"):
             raise ValueError(f"illegal must be 'terminate' or 'raise', got {illegal!r}")
+        check_opponent(opponent, self.raw.rules)
         self.illegal = illegal
         self.illegal_reward = illegal_reward
         self._ended_by_illegal = False
@@ -83,11 +112,13 @@ class CasinoEnv(gymnasium.Env):
         return self.raw.possible_agents[self.seat]
 
     def set_opponent(self, opponent: OpponentSpec) -> None:
-        """Change the opponent (pool) for the following episodes (e.g. a new snapshot)."""
+        """Change the opponent (pool) for the following episodes (e.g. a new snapshot);
+        checked as when the environment is made."""
+        check_opponent(opponent, self.raw.rules)
         self.opponent = opponent
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        super().reset(seed=seed)
+        super().reset(seed=check_seed(seed))  # (the engine's rule and message for seeds)
         rng = self.np_random
         raw_seed = int(rng.integers(2**62))
         n = self.raw.rules.players
@@ -100,9 +131,9 @@ class CasinoEnv(gymnasium.Env):
             if s == self.seat:
                 continue
             spec = pool
-            if isinstance(pool, Sequence) and not isinstance(pool, str):
+            if _is_pool(pool):
                 spec = pool[int(rng.integers(len(pool)))]
-            agent = _make_opponent(spec, int(rng.integers(2**31)))
+            agent = _make_opponent(spec, int(rng.integers(2**31)), self.raw.rules)
             agent.reset(int(rng.integers(2**31)))
             self.opponents[s] = agent
         self._ended_by_illegal = False
@@ -111,12 +142,15 @@ class CasinoEnv(gymnasium.Env):
 
     def step(self, action):
         raw = self.raw
+        if self._last is None:
+            raise RuntimeError("call reset() before step()")
         if self._done() or self._ended_by_illegal:
             raise RuntimeError("the episode is over: call reset()")
-        a = int(action)
-        if not (0 <= a < raw.n_actions and self._last["action_mask"][a]):
+        a = action if type(action) is int and 0 <= action < raw.n_actions else \
+            action_index(action, raw.n_actions)
+        if not self._last["action_mask"][a]:
             if self.illegal == "raise":
-                raise ValueError(f"action {a} is masked out")
+                raise ValueError(f"action {a} ({raw.describe_action(a)}) is masked out")
             # Like PettingZoo's TerminateIllegalWrapper: the episode ends, the learner loses.
             self._ended_by_illegal = True
             info = self._info()
@@ -173,6 +207,12 @@ class CasinoEnv(gymnasium.Env):
         info = dict(self.raw.infos.get(self.agent, {}))
         info["seat"] = self.seat
         return info
+
+
+# CasinoEnv's own arguments (any other keyword is a rule switch).
+CASINO_ENV_ARGS: tuple[str, ...] = tuple(
+    name for name in inspect.signature(CasinoEnv.__init__).parameters
+    if name not in ("self", "switches"))
 
 
 def make_vec_env(n_envs: int = 8, seed: int = 0, vec: str = "dummy",

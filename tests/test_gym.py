@@ -73,8 +73,8 @@ def test_opponent_can_be_an_agent_a_pool_or_a_factory():
         env = CasinoEnv(variant="dominican", opponent=opp)
         play(env, 1, episodes=2)
     assert made
-    with pytest.raises(ValueError, match="opponent"):
-        CasinoEnv(opponent=42).reset(seed=0)
+    with pytest.raises(TypeError, match=r"^opponent must be an agent name .*, got 42$"):
+        CasinoEnv(opponent=42)  # (refused when the environment is made, not at reset)
     assert isinstance(GreedyAgent(), Agent)
 
 
