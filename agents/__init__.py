@@ -1,11 +1,12 @@
 """Agents for casino-env: scripted opponents and trained baselines, one interface for all.
 
-``make_agent(name, seed=...)`` builds any of them by name (``AGENTS`` lists the names);
+``make_agent(name, seed=...)`` builds any of them by name (``known_agents()`` lists the names,
+loader forms like ``ppo:PATH`` included) and checks the name and options there;
 ``play_match`` runs a reproducible duplicate-deal tournament between them.
 """
 
 from .base import Agent, RandomAgent
-from .registry import AGENTS, make_agent, register_agent, register_loader
+from .registry import AGENTS, known_agents, make_agent, register_agent, register_loader
 from .scripted import GreedyAgent, HeuristicAgent, HeuristicParams
 from .search import SearchAgent
 from .tournament import GameRecord, MatchResult, play_game, play_match
@@ -20,6 +21,7 @@ __all__ = [
     "MatchResult",
     "RandomAgent",
     "SearchAgent",
+    "known_agents",
     "make_agent",
     "play_game",
     "play_match",

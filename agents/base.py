@@ -1,18 +1,74 @@
 """The agent interface: an agent sees a ``PlayerView`` (its own hand and public facts) and
-chooses one of the view's legal moves. Agents are seeded, so tournaments are reproducible."""
+chooses one of the view's legal moves. Agents are seeded, so tournaments are reproducible.
+
+Agents check their options where they are made (``check_int`` and friends raise ValueError
+naming the option, what it must be and the value received), so a bad option never surfaces
+mid-game."""
 
 from __future__ import annotations
 
+import math
 import random
 from abc import ABC, abstractmethod
+from collections.abc import Iterable
+from numbers import Integral, Real
 
 from casino_env.engine import Move, State
+from casino_env.engine.rules import Rules
 from casino_env.engine.view import PlayerView
+
+
+def check_int(name: str, value: object, low: int | None = None) -> int:
+    """``value`` if it is an int (not a bool) ``>= low``; else ValueError naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, Integral) or (
+            low is not None and value < low):
+        bound = f" >= {low}" if low is not None else ""
+        raise ValueError(f"{name} must be an int{bound}, got {value!r}")
+    return value  # type: ignore[return-value]
+
+
+def check_number(name: str, value: object, low: float | None = None,
+                 high: float | None = None) -> float:
+    """``value`` if it is a finite number (int or float, not a bool) in [low, high]; else
+    ValueError naming ``name`` and the range."""
+    ok = (not isinstance(value, bool) and isinstance(value, Real)
+          and math.isfinite(value)  # type: ignore[arg-type]
+          and (low is None or value >= low) and (high is None or value <= high))
+    if not ok:
+        if low is not None and high is not None:
+            what = f"a number in [{low:g}, {high:g}]"
+        elif low is not None:
+            what = f"a number >= {low:g}"
+        elif high is not None:
+            what = f"a number <= {high:g}"
+        else:
+            what = "a finite number"
+        raise ValueError(f"{name} must be {what}, got {value!r}")
+    return value  # type: ignore[return-value]
+
+
+def check_bool(name: str, value: object) -> bool:
+    """``value`` if it is True or False; else ValueError naming ``name``."""
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} must be true or false, got {value!r}")
+    return value
+
+
+def check_choice(name: str, value: object, choices: Iterable[str]) -> str:
+    """``value`` if it is one of ``choices``; else ValueError naming ``name`` and them."""
+    known = list(choices)
+    if not isinstance(value, str) or value not in known:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, known))}, got {value!r}")
+    return value
 
 
 class Agent(ABC):
     """Base class. Subclasses implement ``choose(view)``; ``act(state, seat)`` builds the view
-    so that an agent can never read cards its seat cannot see."""
+    so that an agent can never read cards its seat cannot see.
+
+    A subclass whose ``__init__`` takes ``**kw`` declares the option names it accepts in a
+    class attribute ``options`` (the registry reads them to name an unknown option); otherwise
+    the registry reads the ``__init__`` signature."""
 
     name = "agent"
 
@@ -24,6 +80,11 @@ class Agent(ABC):
         """Restart the agent's random stream (called before each game of a tournament)."""
         self.seed = seed
         self.rng = random.Random(seed)
+
+    def check_rules(self, rules: Rules) -> None:
+        """Raise ValueError if this agent cannot play a game with ``rules`` (called when the
+        agent is given to a game). Scripted agents play every preset: nothing to check."""
+        return None
 
     @abstractmethod
     def choose(self, view: PlayerView) -> Move:

@@ -7,13 +7,13 @@ order), so a tournament between them is reproducible.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from casino_env.engine import Move
 from casino_env.engine.cards import bit_list
 from casino_env.engine.view import PlayerView
 
-from .base import Agent
+from .base import Agent, check_number
 from .valuation import (
     Table,
     Weights,
@@ -70,6 +70,15 @@ class HeuristicParams:
     residue: float = 1.0  # the table at the end of the hand goes to the last capturer
     per_card: float = 0.01  # a small tie-break for taking more cards
 
+    def __post_init__(self) -> None:
+        # Weights are points or shares of them: negative ones would invert the play.
+        for f in fields(self):
+            high = 1.0 if f.name == "build_keep" else None  # a discount
+            check_number(f.name, getattr(self, f.name), 0.0, high)
+
+
+WEIGHTS = tuple(f.name for f in fields(HeuristicParams))
+
 
 class HeuristicAgent(Agent):
     """One-ply evaluation of each legal move, in points:
@@ -83,10 +92,19 @@ class HeuristicAgent(Agent):
     """
 
     name = "heuristic"
+    options = WEIGHTS + ("params",)  # the weights one by one, or all of them as ``params``
 
     def __init__(self, seed: int | None = None, params: HeuristicParams | None = None,
                  **kw: float) -> None:
         super().__init__(seed)
+        unknown = [k for k in kw if k not in WEIGHTS]
+        if unknown:
+            raise TypeError(f"HeuristicAgent() got an unexpected keyword argument {unknown[0]!r}")
+        if params is not None and not isinstance(params, HeuristicParams):
+            raise ValueError(f"params must be a HeuristicParams, got {params!r}")
+        if params is not None and kw:
+            raise ValueError(f"give the heuristic's weights as params or one by one "
+                             f"({', '.join(kw)}), not both")
         self.params = params or HeuristicParams(**kw)
 
     def choose(self, view: PlayerView) -> Move:

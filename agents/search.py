@@ -23,8 +23,8 @@ from casino_env.engine.moves import generate
 from casino_env.engine.play import play
 from casino_env.engine.view import PlayerView
 
-from .base import Agent
-from .fastsim import simulate, supported
+from .base import Agent, check_bool, check_choice, check_int, check_number
+from .fastsim import POLICIES, simulate, supported
 from .scripted import HeuristicAgent, greedy_choice
 from .valuation import Weights, static_weights
 
@@ -71,7 +71,8 @@ class SearchAgent(Agent):
     ``hand_bonus``: points added to a rollout's result when it wins the hand for the searching
     side and taken off when it loses it (default 0: the point difference alone; above 0 values
     winning the hand itself, what a hand-by-hand match counts); ``fast``: play rollouts in
-    ``agents.fastsim`` where the variant allows (the engine otherwise)."""
+    ``agents.fastsim`` where the variant allows (the engine otherwise). Each option is
+    checked here (ValueError naming it): ints >= 1, numbers >= 0, ``epsilon`` in [0, 1]."""
 
     name = "search"
 
@@ -81,15 +82,16 @@ class SearchAgent(Agent):
                  prior: float = 0.5, margin: float | None = None,
                  hand_bonus: float = 0.0) -> None:
         super().__init__(seed)
-        self.hand_bonus = hand_bonus
-        self.prior = prior
-        self.margin = margin
-        self.policy = policy
-        self.fast = fast
-        self.simulations = simulations
-        self.max_candidates = max_candidates
-        self.epsilon = epsilon
-        self.game_bonus = game_bonus
+        # Checked here, not at the first decision: a bad option is refused where it is given.
+        self.hand_bonus = check_number("hand_bonus", hand_bonus, 0.0)
+        self.prior = check_number("prior", prior, 0.0)
+        self.margin = None if margin is None else check_number("margin", margin, 0.0)
+        self.policy = check_choice("policy", policy, POLICIES)
+        self.fast = check_bool("fast", fast)
+        self.simulations = check_int("simulations", simulations, 1)
+        self.max_candidates = check_int("max_candidates", max_candidates, 1)
+        self.epsilon = check_number("epsilon", epsilon, 0.0, 1.0)
+        self.game_bonus = check_number("game_bonus", game_bonus, 0.0)
         self.heuristic = HeuristicAgent(seed)
         # The last decision's searched moves with their final scores (rollout mean plus the
         # prior term; a forced move or a lone candidate scores 0): what behaviour cloning
