@@ -50,10 +50,10 @@ from casino_env.encoding import (
     overflow_order,
 )
 from casino_env.engine import Move
-from casino_env.engine.rules import make_rules
+from casino_env.engine.rules import SWITCH_TYPES, Rules, make_rules
 from casino_env.engine.view import PlayerView
 
-from .base import Agent
+from .base import Agent, check_bool
 from .registry import register_loader
 
 # Offsets of the parts of an action_features row.
@@ -305,6 +305,62 @@ def env_config_path(model_path: str | Path) -> Path:
     return p.with_suffix(".json") if p.suffix == ".zip" else Path(str(p) + ".json")
 
 
+class ModelNotFoundError(FileNotFoundError, ValueError):
+    """A model file or its settings file is missing (a ValueError too: a bad ``ppo:PATH``
+    is bad input, reported like any other bad agent name)."""
+
+
+# The settings a model cannot be rebuilt without (the others have defaults).
+REQUIRED_KEYS = ("variant", "players", "action_mode")
+ACTION_MODES = ("enumerate", "compose")
+
+
+def describe_rules(rules: Rules) -> str:
+    """A short description of a game's rules: preset, players, partnerships and the switches
+    that differ from the preset's defaults, e.g. ``"royal 2p"``, ``"casino 2p with sweeps,
+    target=11, difference"``, ``"dominican 4p in partnerships"``."""
+    text = f"{rules.variant} {rules.players}p"
+    try:
+        default = make_rules(rules.variant, rules.players)
+    except ValueError:  # Rules built by hand, outside the presets' player counts
+        default = Rules(variant=rules.variant, players=rules.players)
+    if rules.partnerships:
+        text += " in partnerships"
+    elif default.partnerships:
+        text += " without partnerships"
+    mine, base = rules.switches(), default.switches()
+    diff = []
+    for name, value in mine.items():
+        if value == base[name]:
+            continue
+        if SWITCH_TYPES[name] is bool:
+            diff.append(name if value else f"no {name}")
+        else:
+            diff.append(f"{name}={value}")
+    return text + (f" with {', '.join(diff)}" if diff else "")
+
+
+def check_env_config(config: object, where: str = "env_config") -> dict:
+    """``config`` if it holds the settings a model needs (``REQUIRED_KEYS``, a known action
+    mode, rules the engine accepts); else ValueError naming ``where`` and the problem."""
+    if not isinstance(config, dict):
+        raise ValueError(f"{where}: expected a JSON object of environment settings "
+                         f"({', '.join(ENV_KEYS)}), got {type(config).__name__}")
+    missing = [k for k in REQUIRED_KEYS if config.get(k) is None]
+    if missing:
+        raise ValueError(f"{where}: missing {', '.join(map(repr, missing))} "
+                         f"(the environment the policy was trained on)")
+    if config["action_mode"] not in ACTION_MODES:
+        raise ValueError(f"{where}: action_mode must be one of {', '.join(ACTION_MODES)}, "
+                         f"got {config['action_mode']!r}")
+    switches = config.get("switches") or {}
+    if not isinstance(switches, dict):
+        raise ValueError(f"{where}: switches must be an object, got {switches!r}")
+    make_rules(config["variant"], config["players"], config.get("partnerships"),
+               dict(switches), where=where)
+    return config
+
+
 def save_env_config(model_path: str | Path, config: dict) -> Path:
     """Write the environment settings a model needs beside it (see ``ENV_KEYS``)."""
     path = env_config_path(model_path)
@@ -340,8 +396,10 @@ class PPOAgent(Agent):
         torch.set_num_threads(1)  # more threads are much slower on small batches here
         self.policy = policy
         self.policy.set_training_mode(False)
+        check_env_config(env_config)
         self.env_config = {k: env_config.get(k) for k in ENV_KEYS}
-        self.deterministic = deterministic
+        self.deterministic = check_bool("deterministic", deterministic)
+        self.path: str | None = None  # the model file, when loaded from one
         cfg = self.env_config
         self.rules = make_rules(cfg["variant"], cfg["players"], cfg.get("partnerships"),
                                 dict(cfg.get("switches") or {}))
@@ -370,24 +428,65 @@ class PPOAgent(Agent):
     @classmethod
     def load(cls, path: str | Path, seed: int | None = None, deterministic: bool = True,
              env_config: dict | None = None) -> PPOAgent:
-        """Load ``path`` (a MaskablePPO .zip) and its side-car JSON (or ``env_config``)."""
+        """Load ``path`` (a MaskablePPO .zip, the same path without ``.zip``, its ``.json``,
+        or a folder holding ``model.zip``) and its side-car JSON (or ``env_config``). A missing file
+        raises ``ModelNotFoundError`` naming it as given; a file that does not read, a
+        ValueError naming it."""
         from sb3_contrib import MaskablePPO
 
         torch.set_num_threads(1)
-        path = Path(path)
+        zip_path, shown = Path(path), str(path)  # messages name the path as given
+        if zip_path.is_dir():
+            zip_path = zip_path / "model.zip"
+            shown = str(zip_path)
+        elif zip_path.suffix == ".json":  # the settings file named instead of the model
+            zip_path = zip_path.with_suffix(".zip")
+            shown = str(zip_path)
+        elif not zip_path.exists() and zip_path.suffix != ".zip" \
+                and Path(f"{path}.zip").is_file():
+            zip_path = Path(f"{path}.zip")  # MaskablePPO.load's own convention
+            shown = f"{path}.zip"
+        cfg_path = env_config_path(zip_path)
+        if not zip_path.is_file():
+            extra = f" (its settings {cfg_path} are there, the model .zip is not)" \
+                if env_config is None and cfg_path.is_file() else ""
+            raise ModelNotFoundError(f"ppo model not found: {shown}{extra}")
         if env_config is None:
-            cfg_path = env_config_path(path)
-            if not cfg_path.exists():
-                raise FileNotFoundError(f"{cfg_path}: the environment settings of {path} "
-                                        "(variant, players, action_mode, ...) are missing")
-            env_config = json.loads(cfg_path.read_text())
-        model = MaskablePPO.load(path, device="cpu")
-        return cls(model.policy, env_config, seed=seed, deterministic=deterministic)
+            if not cfg_path.is_file():
+                raise ModelNotFoundError(
+                    f"ppo model settings not found: {cfg_path} (the game {shown} was "
+                    "trained on: variant, players, action_mode, ...; experiments.train writes "
+                    "it beside the model)")
+            try:
+                env_config = json.loads(cfg_path.read_text())
+            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+                raise ValueError(f"ppo model settings {cfg_path} do not read: {e}") from e
+            check_env_config(env_config, f"ppo model settings {cfg_path}")
+        else:
+            check_env_config(env_config)
+        try:
+            model = MaskablePPO.load(zip_path, device="cpu")
+        except Exception as e:  # a corrupt or foreign file: sb3 raises many kinds
+            raise ValueError(f"ppo model {shown} does not load as a MaskablePPO model: "
+                             f"{type(e).__name__}: {e}") from e
+        agent = cls(model.policy, env_config, seed=seed, deterministic=deterministic)
+        agent.path = shown
+        return agent
+
+    def check_rules(self, rules: Rules) -> None:
+        """ValueError unless ``rules`` are the rules the policy was trained on (its
+        observations and action numbering are those of that game only)."""
+        if rules != self.rules:
+            raise ValueError(self._mismatch(rules))
+
+    def _mismatch(self, rules: Rules) -> str:
+        return (f"this policy was trained on {describe_rules(self.rules)}, "
+                f"this game is {describe_rules(rules)}")
 
     # -- choosing -----------------------------------------------------------------------------
     def choose(self, view: PlayerView) -> Move:
         if view.rules != self.rules:
-            raise ValueError(f"this policy was trained on {self.rules}, not {view.rules}")
+            raise ValueError(self._mismatch(view.rules))
         moves = view.legal_moves()
         if self.compose:
             return self._compose(view, moves)
@@ -454,12 +553,13 @@ class PPOAgent(Agent):
                 f"seed={self.seed}, deterministic={self.deterministic})")
 
 
-def load_ppo(path: str, seed: int | None = None, **kw: Any) -> PPOAgent:
-    """Loader for ``make_agent("ppo:<path>")`` (``deterministic=false`` samples)."""
-    return PPOAgent.load(path, seed=seed, **kw)
+def load_ppo(path: str, seed: int | None = None, deterministic: bool = True) -> PPOAgent:
+    """Loader for ``make_agent("ppo:<path>")`` (``deterministic=False`` samples)."""
+    return PPOAgent.load(path, seed=seed, deterministic=deterministic)
 
 
 register_loader("ppo", load_ppo)
 
-__all__ = ["MoveScoringPolicy", "PPOAgent", "encode_view", "load_ppo", "move_hints",
-           "save_env_config", "scorer_segments", "snapshot_policy"]
+__all__ = ["ModelNotFoundError", "MoveScoringPolicy", "PPOAgent", "check_env_config",
+           "describe_rules", "encode_view", "load_ppo", "move_hints", "save_env_config",
+           "scorer_segments", "snapshot_policy"]

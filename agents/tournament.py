@@ -100,6 +100,10 @@ def play_game(seat_agents: Sequence[Agent], variant: str = "casino", seed: int =
         raise ValueError(f"mode must be 'game' or 'hand', got {mode!r}")
     players = len(seat_agents)
     st = new_game(variant, players, seed=seed, partnerships=partnerships, **switches)
+    for agent in seat_agents:  # before the first move: a policy trained on another game
+        check = getattr(agent, "check_rules", None)
+        if callable(check):
+            check(st.rules)
     hand_points: list[tuple[int, ...]] = []
     think = [0.0] * players
     moves = 0
