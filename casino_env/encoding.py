@@ -106,6 +106,24 @@ def move_tokens(st: State, m, items: int | None = None) -> tuple[int, ...]:
     return tuple(toks)
 
 
+class _CardMoves:
+    """token -> the legal moves that start with it (a class, not a closure, so that a
+    Composer can be pickled: OpenSpiel clones states that way)."""
+
+    __slots__ = ("state", "made")
+
+    def __init__(self, state: State) -> None:
+        self.state = state
+        self.made: dict[int, list] = {}  # moves generated while finding the playable cards
+
+    def __call__(self, token: int) -> list:
+        st = self.state
+        if token == CALL_ORANGE:
+            return [m for m in legal_moves(st) if m.kind == "call"]
+        moves = self.made.get(token - PLAY)
+        return moves if moves is not None else generate(st, token - PLAY)
+
+
 class Composer:
     """Narrows the legal moves one sub-action at a time (compose mode).
 
@@ -131,17 +149,10 @@ class Composer:
         the moves are already listed or several cards may be played at once."""
         if st._moves is not None or st.rules.multi_play:
             return cls(st, legal_moves(st))
-        made: dict[int, list] = {}  # moves generated while finding the playable cards
-        first = [PLAY + c for c in playable_cards(st, made)]
+        card_moves = _CardMoves(st)
+        first = [PLAY + c for c in playable_cards(st, card_moves.made)]
         if st.pending_orange == st.current:
             first.append(CALL_ORANGE)
-
-        def card_moves(token: int) -> list:
-            if token == CALL_ORANGE:
-                return [m for m in legal_moves(st) if m.kind == "call"]
-            moves = made.get(token - PLAY)
-            return moves if moves is not None else generate(st, token - PLAY)
-
         return cls(st, None, first, card_moves)
 
     def copy(self) -> Composer:

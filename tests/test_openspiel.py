@@ -1,0 +1,229 @@
+"""The OpenSpiel games (casino_env.openspiel, issue 19): OpenSpiel's own random simulation test
+with serialization for every preset and player count, information states that hidden cards
+do not change, and the same actions giving the same states, observations and returns through
+the OpenSpiel game and the PettingZoo env."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel")
+
+import casino_env  # noqa: E402
+import casino_env.openspiel as cos  # noqa: E402
+from casino_env.encoding import N_COMPOSE_ACTIONS  # noqa: E402
+from casino_env.engine import new_game  # noqa: E402
+from casino_env.engine.dealing import shuffle  # noqa: E402
+from casino_env.engine.rules import PRESETS  # noqa: E402
+
+TABLES = [(v, n) for v, p in PRESETS.items() for n in p.players]
+
+
+def load(variant: str, players: int = 2, **params) -> pyspiel.Game:
+    return pyspiel.load_game(cos.GAME_NAME, {"variant": variant, "players": players, **params})
+
+
+def deal(state, order) -> None:
+    """Apply chance outcomes: the stock order, top first."""
+    for c in order:
+        assert state.is_chance_node()
+        state.apply_action(int(c))
+
+
+def random_decision_state(game, seed: int, moves: int):
+    """A state after a random deal and ``moves`` random sub-actions (at a decision node)."""
+    rng = random.Random(seed)
+    s = game.new_initial_state()
+    while s.is_chance_node():
+        s.apply_action(rng.choice([a for a, _ in s.chance_outcomes()]))
+    for _ in range(moves):
+        s.apply_action(rng.choice(s.legal_actions()))
+        while s.is_chance_node():
+            s.apply_action(rng.choice([a for a, _ in s.chance_outcomes()]))
+        if s.is_terminal():
+            break
+    return s
+
+
+@pytest.mark.parametrize("variant,players", TABLES, ids=[f"{v}-{n}p" for v, n in TABLES])
+def test_random_sim_test_with_serialization(variant, players):
+    """OpenSpiel's own checks: legal actions, chance outcomes summing to 1, returns within
+    the utility bounds and zero-sum, clone, serialize/deserialize, observation tensors."""
+    pyspiel.random_sim_test(load(variant, players), num_sims=2, serialize=True, verbose=False)
+
+
+@pytest.mark.parametrize("params", [{"episode": "game"}, {"reward": "win"},
+                                    {"episode": "game", "reward": "win", "variant": "dominican",
+                                     "players": 4},
+                                    {"variant": "casino", "players": 4, "partnerships": "on"},
+                                    {"variant": "tuxedo", "orange_calls": "on"},
+                                    {"variant": "hungarian", "claims": "on", "nagy": "on"},
+                                    {"variant": "casino", "sweeps": "on", "target": 11}])
+def test_random_sim_test_other_parameters(params):
+    params = {"variant": "casino", "players": 2, **params}
+    pyspiel.random_sim_test(load(**params), num_sims=1, serialize=True, verbose=False)
+
+
+def test_parameters_reach_the_engine():
+    g = load("casino", 4, partnerships="on", sweeps="on", target=11)
+    assert g.rules.partnerships and g.rules.sweeps and g.rules.target == 11
+    assert g.num_players() == 4 and g.num_distinct_actions() == N_COMPOSE_ACTIONS == 126
+    royal = load("royal")
+    assert royal.rules.countout  # the preset's default when the parameter says "default"
+    assert not load("royal", countout="off").rules.countout
+    assert g.max_chance_outcomes() == 52 and load("tuxedo").max_chance_outcomes() == 40
+
+
+@pytest.mark.parametrize("params,match", [
+    ({"variant": "nope"}, "unknown variant 'nope'"),
+    ({"sweeps": "maybe"}, "parameter sweeps: must be 'default', 'on' or 'off'"),
+    ({"sweeps": "true"}, "parameter sweeps: must be 'default', 'on' or 'off'"),
+    ({"sweeps": True}, "Wrong type for parameter sweeps"),
+    ({"episode": "round"}, "parameter episode: must be one of hand, game"),
+    ({"variant": "hungarian", "players": 3}, "players"),
+])
+def test_bad_parameters_name_the_parameter(params, match):
+    with pytest.raises(Exception, match=match):
+        pyspiel.load_game(cos.GAME_NAME, params)
+
+
+def test_chance_deals_the_stock_order_and_sums_to_one():
+    g = load("casino")
+    s = g.new_initial_state()
+    outcomes = s.chance_outcomes()
+    assert len(outcomes) == 52 and sum(p for _, p in outcomes) == pytest.approx(1.0)
+    s.apply_action(7)
+    outcomes = s.chance_outcomes()
+    assert len(outcomes) == 51 and 7 not in dict(outcomes)
+    assert sum(p for _, p in outcomes) == pytest.approx(1.0)
+    with pytest.raises(Exception, match="not a card left to deal"):
+        s.apply_action(7)
+
+
+def test_a_deal_by_chance_is_the_engines_deal_of_that_stock():
+    """Chance picking the engine's own shuffle order gives new_game's state (C-deal)."""
+    g = load("royal")
+    s = g.new_initial_state()
+    order, _ = shuffle(g.rules.deck, 123)
+    deal(s, order)
+    want = new_game("royal", 2, seed=123).to_spec()
+    got = s.engine_state.to_spec()
+    want.pop("seed"), got.pop("seed")
+    assert got == want
+
+
+@pytest.mark.parametrize("variant,players", [("casino", 2), ("royal", 3), ("dominican", 4),
+                                             ("tuxedo", 2), ("hungarian", 2), ("spade", 2),
+                                             ("wippen", 2)])
+def test_information_state_does_not_change_when_hidden_cards_are_shuffled(variant, players):
+    game = load(variant, players)
+    observer_checked = 0
+    for seed in range(4):
+        s = random_decision_state(game, seed, moves=5 + 3 * seed)
+        if s.is_terminal():
+            continue
+        for p in range(players):
+            changed = False
+            for _ in range(4):
+                other = s.resample_from_infostate(p, pyspiel.UniformProbabilitySampler(0., 1.))
+                assert other.information_state_string(p) == s.information_state_string(p)
+                assert other.observation_string(p) == s.observation_string(p)
+                assert np.array_equal(other.information_state_tensor(p),
+                                      s.information_state_tensor(p))
+                assert np.array_equal(other.observation_tensor(p), s.observation_tensor(p))
+                assert other.legal_actions() == s.legal_actions() or s.current_player() != p
+                changed |= other.engine_state.hand_masks != s.engine_state.hand_masks
+                observer_checked += 1
+            # the resampling really moves the hidden cards (so the test can fail)
+            hidden = sum(h for i, h in enumerate(s.engine_state.hand_masks) if i != p)
+            assert changed or not hidden or s.engine_state.stock_size == 0 and players == 1
+    assert observer_checked > 0
+
+
+def test_observation_tensor_is_the_pettingzoo_observation_and_hides_hands():
+    game = load("casino")
+    s = random_decision_state(game, 3, moves=4)
+    env = casino_env.raw_env(variant="casino", players=2)
+    env.reset(options={"state": s.engine_state})
+    for t in s._comp.prefix:  # the move being composed, if any
+        env.step(t)
+    for p in range(2):
+        assert np.array_equal(np.asarray(s.observation_tensor(p), np.float32),
+                              env.observe(f"player_{p}")["observation"])
+    # the other player's hand is not in p's strings
+    p = s.current_player()
+    other = s.engine_state.hands[1 - p]
+    text = s.information_state_string(p)
+    assert all(c not in text.split("hand ")[1].split(" |")[0] for c in other)
+
+
+@pytest.mark.parametrize("variant,players,episode,reward", [
+    ("casino", 2, "hand", "points"), ("royal", 2, "game", "points"),
+    ("dominican", 4, "game", "win"), ("tuxedo", 3, "hand", "win"),
+    ("hungarian", 2, "game", "points"), ("spade", 2, "hand", "points"),
+    ("wippen", 4, "hand", "points")])
+def test_same_actions_same_states_and_returns_as_the_pettingzoo_env(variant, players, episode,
+                                                                    reward):
+    game = load(variant, players, episode=episode, reward=reward)
+    env = casino_env.raw_env(variant=variant, players=players, episode=episode, reward=reward,
+                             max_table=None)
+    seed = 11
+    start = new_game(variant, players, seed=seed)
+    env.reset(options={"state": start})
+    s = game.new_initial_state()
+    deal(s, shuffle(game.rules.deck, seed)[0])
+    rng = random.Random(5)
+    sums = dict.fromkeys(env.possible_agents, 0.0)
+
+    def same_state():
+        a, b = s.engine_state.to_spec(), env.state.to_spec()
+        a.pop("seed"), b.pop("seed")
+        assert a == b
+
+    same_state()
+    for agent in env.agent_iter(100_000):
+        obs, rew, term, trunc, _ = env.last()
+        sums[agent] += rew
+        if term or trunc:
+            env.step(None)
+            continue
+        assert s.current_player() == env.state.current == int(agent.split("_")[1])
+        assert s.legal_actions() == list(np.flatnonzero(obs["action_mask"]))
+        assert np.array_equal(np.asarray(s.observation_tensor(s.current_player()), np.float32),
+                              obs["observation"])
+        a = rng.choice(s.legal_actions())
+        seed_before = env.state.seed
+        s.apply_action(a)
+        env.step(a)
+        if s.is_chance_node():  # a new hand: chance deals what the env's engine shuffled
+            deal(s, shuffle(game.rules.deck, seed_before)[0])
+        if not s.is_terminal():
+            same_state()
+    assert s.is_terminal()
+    assert s.returns() == pytest.approx([sums[a] for a in env.possible_agents])
+    assert sum(s.returns()) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_action_strings_use_the_engines_notation():
+    game = load("casino")
+    s = game.new_initial_state()
+    assert s.action_to_string(pyspiel.PlayerId.CHANCE, 0).startswith("stock card 1: ")
+    deal(s, shuffle(game.rules.deck, 1)[0])
+    strings = [s.action_to_string(s.current_player(), a) for a in s.legal_actions()]
+    hand = s.engine_state.hands[s.current_player()]
+    assert sorted(strings) == sorted(f"play {c}" for c in hand) or all(
+        any(c in t for c in hand) for t in strings)
+
+
+def test_clone_and_serialize_round_trip():
+    game = load("royal", episode="game")
+    s = random_decision_state(game, 9, moves=30)
+    c = s.clone()
+    assert c.history() == s.history() and str(c) == str(s)
+    d = game.deserialize_state(s.serialize())
+    assert d.history() == s.history()
+    assert d.engine_state == s.engine_state or d.engine_state.to_spec() == \
+        s.engine_state.to_spec()
