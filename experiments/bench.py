@@ -2,8 +2,10 @@
 
 Every speed is measured next to a reference in the same run (PettingZoo's texas_holdem_v4 and
 connect_four_v3 for the environment; a fixed pure-Python workload for the engine), so the
-ratios are what counts on a noisy machine. Results go to experiments/results/bench_*.csv and
-a markdown summary. Run: ``python -m experiments.bench [engine|env|moves|memory|train|all]``
+ratios are what counts on a noisy machine. Results go to ``bench_<what>.csv`` and ``.md`` and
+``bench_meta.json`` in ``--out`` (default ``runs/bench``, git-ignored; the committed results
+were written with ``--out experiments/results``). Run:
+``python -m experiments.bench [engine|env|moves|memory|train|all] [--out DIR]``
 (the references need the ``bench`` extra: ``pip install -e ".[bench]"``).
 """
 
@@ -23,8 +25,7 @@ import numpy as np
 from casino_env.engine import apply_move, legal_moves, list_variants, new_game
 from casino_env.engine.moves import generate
 from casino_env.engine.rules import PRESETS
-
-RESULTS = Path(__file__).parent / "results"
+from experiments.bench_common import DEFAULT_OUT, require_references
 
 
 def _progress(it, **kw):
@@ -161,17 +162,6 @@ def _env_rate(make, steps, seed=0) -> float:
     return done / (time.perf_counter() - t0)
 
 
-def require_references() -> None:
-    """PettingZoo's classic references import pygame and rlcard, which PettingZoo itself does
-    not install: fail at the start with the fix rather than deep inside an import."""
-    import importlib.util
-
-    missing = [m for m in ("pygame", "rlcard") if importlib.util.find_spec(m) is None]
-    if missing:
-        raise SystemExit(f"the PettingZoo reference environments need {' and '.join(missing)}: "
-                         'pip install -e ".[bench]"')
-
-
 def bench_env(steps=20_000, repeats=3, variants=None, players=(2,)) -> list[dict]:
     import warnings
 
@@ -281,45 +271,69 @@ def bench_memory(hands=40_000, variant="casino") -> list[dict]:
     return rows
 
 
-def write(name: str, rows: list[dict]) -> None:
-    RESULTS.mkdir(parents=True, exist_ok=True)
+def write(name: str, rows: list[dict], out: Path = DEFAULT_OUT) -> list[Path]:
+    """``bench_<name>.csv`` and ``.md`` in ``out``; prints the table and the files written."""
     if not rows:
-        return
-    with open(RESULTS / f"bench_{name}.csv", "w", newline="") as f:
+        return []
+    out.mkdir(parents=True, exist_ok=True)
+    csv_path, md_path = out / f"bench_{name}.csv", out / f"bench_{name}.md"
+    with open(csv_path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
     md = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * len(rows[0])]
     md += ["| " + " | ".join(str(v) for v in r.values()) + " |" for r in rows]
-    (RESULTS / f"bench_{name}.md").write_text("\n".join(md) + "\n")
+    md_path.write_text("\n".join(md) + "\n")
     print(f"\n## {name}\n" + "\n".join(md))
+    print(f"wrote {csv_path} and {md_path}")
+    return [csv_path, md_path]
 
 
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__)
+WHAT = ("engine", "env", "moves", "memory", "train", "all")
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    """The command line: what to measure, --quick and --out."""
+    p = argparse.ArgumentParser(prog="python -m experiments.bench", description=__doc__)
+    # (choices checked below: argparse 3.11 refuses an empty nargs="*" list given choices)
     p.add_argument("what", nargs="*", default=["engine", "env"],
-                   choices=["engine", "env", "moves", "memory", "train", "all"])
+                   help=f"what to measure, of {', '.join(WHAT)} (default: engine env)")
     p.add_argument("--quick", action="store_true", help="small sizes (smoke run)")
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT,
+                   help=f"results folder (default {DEFAULT_OUT}, git-ignored; the committed "
+                        "results are written with --out experiments/results)")
     args = p.parse_args(argv)
+    unknown = [w for w in args.what if w not in WHAT]
+    if unknown:
+        p.error(f"unknown benchmark {', '.join(map(repr, unknown))}: expected some of "
+                f"{', '.join(WHAT)}")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the chosen benchmarks and write their tables into ``--out``."""
+    args = parse_args(argv)
+    out = args.out
     what = set(args.what)
     if "all" in what:
         what = {"engine", "env", "moves", "memory", "train"}
     q = args.quick
     meta = dict(python=sys.version.split()[0], time=time.strftime("%Y-%m-%d %H:%M:%S"))
     if "engine" in what:
-        write("engine", bench_engine(300 if q else 3000, 5 if q else 60))
+        write("engine", bench_engine(300 if q else 3000, 5 if q else 60), out)
     if "env" in what:
-        write("env", bench_env(2000 if q else 20_000, 1 if q else 3))
+        write("env", bench_env(2000 if q else 20_000, 1 if q else 3), out)
     if "moves" in what:
-        write("moves", bench_moves(5000 if q else 1_000_000))
+        write("moves", bench_moves(5000 if q else 1_000_000), out)
     if "memory" in what:
-        write("memory", bench_memory(200 if q else 40_000))
+        write("memory", bench_memory(200 if q else 40_000), out)
     if "train" in what:
         from experiments.bench_train import bench_train
 
-        write("train", bench_train(quick=q))
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "bench_meta.json").write_text(json.dumps(meta, indent=1))
+        write("train", bench_train(quick=q), out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "bench_meta.json").write_text(json.dumps(meta, indent=1))
+    print(f"results in {out}")
     return 0
 
 

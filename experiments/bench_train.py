@@ -3,12 +3,15 @@ vectorised ones (in this process, or in worker processes that each step a group 
 the settings of a training config (its policy, opponents' pool without snapshots, hints).
 
     python -m experiments.bench_train --config experiments/configs/casino.toml \\
-        --out experiments/results/train/bench_fps
+        --out runs/bench_train/bench_fps
 
 Every setting collects the same rollout size (``--rollout`` steps per PPO iteration) and runs
 ``--iterations`` iterations after one warm-up iteration; "rollout" times only the collection
 (environment steps + batched policy inference), "ppo" the whole iteration (with the update).
 The machine is shared: the load average before and after each measurement is recorded.
+Writes ``<out>.csv`` and ``<out>.md`` (default ``runs/bench_train/bench_fps``, git-ignored).
+``bench_train()`` is the training-speed benchmark that ``python -m experiments.bench train``
+runs and writes into its results.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import torch
 from stable_baselines3.common.callbacks import CallbackList
 from tqdm import tqdm
 
+from experiments.bench_common import require_references
 from experiments.train import build_model, env_kwargs, load_config, weighted_pool
 from experiments.train_env import make_train_vec_env
 
@@ -148,8 +152,6 @@ def bench_train(quick: bool = False, rounds: int | None = None) -> list[dict]:
     import sys
     from statistics import median
 
-    from experiments.bench import require_references
-
     require_references()
     frames = 2048 if quick else 8192
     rounds = rounds or (1 if quick else 5)
@@ -229,15 +231,25 @@ def measure(cfg: dict, n_envs: int, vec: str, workers: int, rollout: int,
             "load_before": load0, "load_after": load1}
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+DEFAULT_OUT = Path("runs/bench_train/bench_fps")
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line of ``main``."""
     ap = argparse.ArgumentParser(prog="python -m experiments.bench_train", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--config", type=Path, default=Path("experiments/configs/casino.toml"))
     ap.add_argument("--modes", nargs="+", default=["enumerate", "compose"])
     ap.add_argument("--rollout", type=int, default=2048)
     ap.add_argument("--iterations", type=int, default=3)
-    ap.add_argument("--out", type=Path, default=Path("experiments/results/train/bench_fps"))
-    a = ap.parse_args(argv)
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT,
+                    help=f"results path without suffix (default {DEFAULT_OUT}: .csv and .md)")
+    return ap.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Measure rollout and PPO frames/s for every setting and mode; write <out>.csv/.md."""
+    a = parse_args(argv)
     torch.set_num_threads(1)
     base = load_config(a.config)
     rows = []
@@ -271,6 +283,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                      f"{r['rollout_fps']:.0f} | {r['ppo_fps']:.0f} | "
                      f"{r['load_before']:.1f} / {r['load_after']:.1f} |")
     a.out.with_suffix(".md").write_text("\n".join(lines) + "\n")
+    print(f"wrote {a.out.with_suffix('.csv')} and {a.out.with_suffix('.md')}")
     return 0
 
 

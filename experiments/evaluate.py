@@ -2,16 +2,17 @@
 
 Examples::
 
-    python -m experiments.evaluate --variant royal --agents heuristic greedy --games 200 \\
-        --seed 0 --out experiments/results/eval_royal
+    python -m experiments.evaluate --variant royal --agents heuristic greedy --games 200
     python -m experiments.evaluate --ladder --variant casino royal dominican --games 200 \\
-        --out experiments/results/ladder
+        --seed 0 --out experiments/results/ladder
 
 ``--games`` counts games: each deal is played once per seat rotation (twice for two agents),
 so 200 games are 100 duplicate deals. ``--ladder`` plays greedy v random, heuristic v greedy
 and search v heuristic (the pairs of random < greedy < heuristic < search) on every variant.
 Writes ``games.csv`` (one row per game), ``summary.csv`` and ``summary.md`` (win rates and
-mean point difference per hand with 95% intervals, ratings), and ``summary.png``.
+mean point difference per hand with 95% intervals, ratings), ``meta.json`` and ``summary.png``
+into ``--out`` (default ``runs/evaluate/<variants>_<agents>`` or ``runs/evaluate/ladder``,
+git-ignored; the committed ladder was written with ``--out experiments/results/ladder``).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from agents.tournament import MatchResult, play_match
 from experiments.stats import PairSummary, error_bars, ratings, summarize_pair
 
 LADDER = (("greedy", "random"), ("heuristic", "greedy"), ("search", "heuristic"))
-DEFAULT_OUT = Path("experiments/results/eval")
+DEFAULT_OUT = Path("runs/evaluate")
 
 
 def run_matchups(matchups: Sequence[Sequence[str]], variants: Sequence[str], games: int,
@@ -202,7 +203,8 @@ def _switch(text: str) -> tuple[str, object]:
         return key, val
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line; ``--agents A B`` (two or more) or ``--ladder`` is required."""
     p = argparse.ArgumentParser(prog="python -m experiments.evaluate", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--variant", "--variants", nargs="+", default=["casino"], dest="variants",
@@ -221,23 +223,41 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--max-hands", type=int, default=60, help="a game stops (drawn) after this")
     p.add_argument("--switch", action="append", type=_switch, default=[], metavar="NAME=VALUE",
                    help="rule switch, repeatable (e.g. sweeps=true)")
-    p.add_argument("--out", type=Path, default=None, help=f"output dir (default {DEFAULT_OUT})")
+    p.add_argument("--out", type=Path, default=None,
+                   help=f"output dir (default {DEFAULT_OUT}/<variants>_<agents>, or "
+                        f"{DEFAULT_OUT}/ladder; git-ignored)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     a = p.parse_args(argv)
-    if a.ladder:
-        matchups = [list(m) for m in LADDER]
-    elif a.agents and len(a.agents) >= 2:
-        matchups = [a.agents]
-    else:
+    if not a.ladder and not (a.agents and len(a.agents) >= 2):
         p.error("give --agents A B (two or more) or --ladder")
+    return a
+
+
+def matchups_of(a: argparse.Namespace) -> list[list[str]]:
+    """The matchups the command line asks for: the ladder's, or the one of ``--agents``."""
+    return [list(m) for m in LADDER] if a.ladder else [list(a.agents)]
+
+
+def out_dir(a: argparse.Namespace) -> Path:
+    """``--out``, or a folder under ``runs/evaluate`` named after the variants and agents."""
+    if a.out is not None:
+        return a.out
+    return DEFAULT_OUT / ("ladder" if a.ladder else "_".join(a.variants + matchups_of(a)[0]))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the tournaments of the command line and print the summary."""
+    a = parse_args(argv)
+    matchups = matchups_of(a)
     games_for = {}
     for item in a.games_for:
         key, _, n = item.rpartition("=")
         games_for[" v ".join(k.strip() for k in key.split(" v "))] = int(n)
-    out = a.out or DEFAULT_OUT / ("ladder" if a.ladder else "_".join(a.variants + matchups[0]))
+    out = out_dir(a)
     summaries = evaluate(matchups, a.variants, a.games, out, a.seed, a.players, a.mode,
                          a.max_hands, not a.quiet, dict(a.switch), games_for)
     print((out / "summary.md").read_text())
+    print(f"results in {out} (games.csv, summary.csv, summary.md, meta.json, summary.png)")
     return 0 if summaries else 1
 
 

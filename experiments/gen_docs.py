@@ -1,7 +1,10 @@
 """Regenerate the generated blocks of README.md and docs/environment.md.
 
 Blocks sit between ``<!-- name -->`` and ``<!-- /name -->`` markers; tests/test_docs.py fails
-when a block is stale. Run: ``python -m experiments.gen_docs``.
+when a block is stale. Run: ``python -m experiments.gen_docs``. Unlike the other commands of
+experiments/, this one writes tracked files by design: it rewrites those blocks of README.md
+and docs/environment.md in place (from the committed results under experiments/results and
+the engine's presets) and prints which files it changed.
 """
 
 from __future__ import annotations
@@ -136,13 +139,16 @@ def render(text: str, blocks: dict) -> str:
 
 
 def main() -> int:
+    """Rewrite the stale generated blocks in place; print each file changed or up to date."""
     for rel, blocks in BLOCKS.items():
         path = ROOT / rel
         text = path.read_text()
         new = render(text, blocks)
         if new != text:
             path.write_text(new)
-            print(f"updated {rel}")
+            print(f"updated {path}")
+        else:
+            print(f"{path} is up to date")
     return 0
 
 

@@ -13,10 +13,13 @@ parameter sharing); ``per-seat`` trains one policy per seat. Policies are RLlib'
 ``illegal_actions`` metric (masked-out actions taken, ending the hand with -1) stays at 0.
 
 Per iteration: sampled env steps, episodes, mean episode length, mean return per seat (rewards
-are zero-sum, so in self-play they hover around 0), per-policy losses and steps trained, and
-seconds, printed and written to ``metrics.csv`` and ``metrics.json`` under ``--out`` (default
-``experiments/results/rllib/<variant>``); ``--checkpoint`` also saves the algorithm there.
-Needs ``ray[rllib]`` (see ``pyproject.toml``'s ``rllib`` extra).
+are zero-sum, so in self-play they hover around 0; "no finished episodes" when no hand ended in
+the iteration), per-policy losses (policy, value, entropy) and steps trained, and seconds,
+printed and written to ``metrics.csv`` and ``metrics.json`` under ``--out`` (default
+``runs/rllib/<variant>``, git-ignored), with the learning curve (returns and losses over env
+steps) as ``learning_curve.csv`` and ``learning_curve.png``; ``--checkpoint`` also saves the
+algorithm there. Needs ``ray[rllib]`` (see ``pyproject.toml``'s ``rllib`` extra; the plot
+needs matplotlib, from the ``train`` extra).
 """
 
 from __future__ import annotations
@@ -42,6 +45,15 @@ from casino_env.rllib import (
     policies_for,
     register_rllib_env,
 )
+from experiments.curves import write_table
+
+DEFAULT_OUT = Path("runs/rllib")
+LOSSES = ("policy_loss", "vf_loss", "entropy", "mean_kl_loss")
+
+
+def default_out(variant: str) -> Path:
+    """Where a run writes without ``--out``: ``runs/rllib/<variant>`` (git-ignored)."""
+    return DEFAULT_OUT / variant
 
 
 def env_settings(variant: str, players: int, action_mode: str = "compose",
@@ -129,7 +141,7 @@ def metrics_row(result: dict, agents: Sequence[str], policy_ids: Sequence[str],
     for pid in policy_ids:
         lr = learners.get(pid, {})
         row[f"{pid}_steps_trained"] = _num(lr.get("num_module_steps_trained"))
-        for key in ("policy_loss", "vf_loss", "entropy", "mean_kl_loss"):
+        for key in LOSSES:
             row[f"{pid}_{key}"] = _num(lr.get(key))
     return row
 
@@ -156,19 +168,88 @@ def _write(out: Path, rows: list[dict], meta: dict) -> None:
     (out / "metrics.json").write_text(json.dumps({**meta, "iterations": clean}, indent=2) + "\n")
 
 
-def _progress_line(row: dict, agents: Sequence[str]) -> str:
-    """A one-line summary of an iteration."""
-    rets = " ".join(f"{a}={row[f'return_mean_{a}']:+.2f}" for a in agents)
-    return (f"iter {row['iteration']:3d}  steps {row['env_steps_total']:8.0f}  "
-            f"episodes {row['episodes']:4.0f}  len {row['episode_len_mean']:6.1f}  "
-            f"return {rets}  illegal {row['illegal_actions']:.0f}  {row['seconds']:.1f}s")
+def _fmt(value: float, spec: str) -> str:
+    """``value`` formatted with ``spec``, or "-" when it is missing (NaN)."""
+    return "-" if math.isnan(value) else format(value, spec)
+
+
+def finished_episodes(row: dict) -> bool:
+    """Whether any episode (hand) ended in the iteration of ``row``: without one RLlib has no
+    returns to average (they would read NaN)."""
+    n = row.get("episodes", 0)
+    return not math.isnan(n) and n > 0
+
+
+def progress_line(row: dict, agents: Sequence[str], policy_ids: Sequence[str]) -> str:
+    """A one-line summary of an iteration: steps, episodes, mean return per seat (or "no
+    finished episodes"), each policy's losses (or "no update"), illegal actions, seconds."""
+    text = (f"iter {row['iteration']:3d}  steps {row['env_steps_total']:8.0f}  "
+            f"episodes {_fmt(row['episodes'], '4.0f')}  ")
+    if finished_episodes(row):
+        rets = " ".join(f"{a}={_fmt(row[f'return_mean_{a}'], '+.2f')}" for a in agents)
+        text += f"len {row['episode_len_mean']:6.1f}  return {rets}"
+    else:
+        text += "no finished episodes"
+    losses = []
+    for pid in policy_ids:
+        pl, vf, ent = (row.get(f"{pid}_{k}", math.nan) for k in LOSSES[:3])
+        if all(math.isnan(x) for x in (pl, vf, ent)):
+            losses.append(f"{pid}: no update")
+        else:
+            losses.append(f"{pid}: policy {_fmt(pl, '+.4f')} value {_fmt(vf, '.4f')} "
+                          f"entropy {_fmt(ent, '.3f')}")
+    return (text + "  loss " + "; ".join(losses)
+            + f"  illegal {_fmt(row['illegal_actions'], '.0f')}  {row['seconds']:.1f}s")
+
+
+def curve_fields(agents: Sequence[str], policy_ids: Sequence[str]) -> list[str]:
+    """The columns of ``learning_curve.csv``: progress, returns per seat, losses per policy."""
+    return (["iteration", "env_steps_total", "episodes"]
+            + [f"return_mean_{a}" for a in agents]
+            + [f"{pid}_{k}" for pid in policy_ids for k in LOSSES])
+
+
+def plot_curve(rows: list[dict], path: Path, agents: Sequence[str],
+               policy_ids: Sequence[str]) -> None:
+    """Mean return per seat, and each policy's policy loss, value loss and entropy, over env
+    steps (iterations without a finished episode have no return point)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    x = [r["env_steps_total"] for r in rows]
+    fig, axes = plt.subplots(1, 4, figsize=(15, 3.6))
+    for a in agents:
+        axes[0].plot(x, [r[f"return_mean_{a}"] for r in rows], "o-", ms=3, label=a)
+    axes[0].axhline(0, color="grey", lw=1)
+    axes[0].set_ylabel("mean return per hand")
+    for ax, key, label in zip(axes[1:], LOSSES[:3], ("policy loss", "value loss", "entropy")):
+        for pid in policy_ids:
+            ax.plot(x, [r[f"{pid}_{key}"] for r in rows], "o-", ms=3, label=pid)
+        ax.set_ylabel(label)
+    for ax in axes:
+        ax.set_xlabel("env steps sampled")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.suptitle(f"RLlib PPO learning curve ({len(rows)} iterations)", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def write_curve(out: Path, rows: list[dict], agents: Sequence[str],
+                policy_ids: Sequence[str]) -> None:
+    """``learning_curve.csv`` and ``.png`` (the CSV+PNG writer that experiments.train uses)."""
+    write_table(out, "learning_curve", curve_fields(agents, policy_ids), rows,
+                lambda rs, path: plot_curve(rs, path, agents, policy_ids))
 
 
 def train(config: Any, iterations: int, out: str | Path | None = None,
           checkpoint: bool = False, log: Callable[[str], None] | None = print) -> dict[str, Any]:
     """Build the algorithm from ``config``, run ``iterations`` training iterations, write the
-    metrics under ``out`` (if given) after each; returns settings, rows and illegal-action
-    totals (Ray must be initialised, or RLlib starts a local runtime)."""
+    metrics and the learning curve under ``out`` (if given) after each; returns settings, rows
+    and illegal-action totals (Ray must be initialised, or RLlib starts a local runtime)."""
     torch.set_num_threads(1)  # more threads are ~25x slower for these small networks on CPU
     import ray
 
@@ -199,9 +280,10 @@ def train(config: Any, iterations: int, out: str | Path | None = None,
             t1 = time.perf_counter()
             rows.append(metrics_row(result, agents, policy_ids, t1 - t0, t1 - t_train))
             if log is not None:
-                log(_progress_line(rows[-1], agents))
+                log(progress_line(rows[-1], agents, policy_ids))
             if out is not None:
                 _write(out, rows, meta)
+                write_curve(out, rows, agents, policy_ids)
         meta["illegal_actions_total"] = illegal_actions_total(algo)
         if checkpoint and out is not None:
             meta["checkpoint"] = str(algo.save_to_path((out / "checkpoint").resolve()))
@@ -212,8 +294,8 @@ def train(config: Any, iterations: int, out: str | Path | None = None,
     return {**meta, "iterations": rows}
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Command line: parse arguments, start or join Ray, train, write results."""
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line of ``main``."""
     ap = argparse.ArgumentParser(prog="python -m experiments.rllib_train", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--variant", default="casino")
@@ -238,9 +320,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="Ray cluster to join (e.g. 'auto'); default: start a local runtime")
     ap.add_argument("--num-cpus", type=int, default=2, help="CPUs of the local runtime")
     ap.add_argument("--out", type=Path, default=None,
-                    help="results dir (default experiments/results/rllib/<variant>)")
+                    help=f"results dir (default {DEFAULT_OUT}/<variant>, git-ignored)")
     ap.add_argument("--checkpoint", action="store_true", help="save the algorithm under --out")
-    a = ap.parse_args(argv)
+    return ap.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command line: parse arguments, start or join Ray, train, write results."""
+    a = parse_args(argv)
     import ray
 
     if a.address:
@@ -253,11 +340,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             batch=a.batch, minibatch=a.minibatch, epochs=a.epochs, lr=a.lr,
             hidden=[int(h) for h in a.hidden.split(",") if h.strip()], seed=a.seed,
             env_runners=a.env_runners, envs_per_runner=a.envs_per_runner, learners=a.learners)
-        out = a.out or Path("experiments/results/rllib") / a.variant
+        out = a.out or default_out(a.variant)
         summary = train(config, a.iterations, out, checkpoint=a.checkpoint)
     finally:
         ray.shutdown()
-    print(f"illegal actions taken: {summary['illegal_actions_total']}; results in {out}")
+    print(f"illegal actions taken: {summary['illegal_actions_total']}; results in {out} "
+          "(metrics.csv, metrics.json, learning_curve.csv, learning_curve.png)")
     return 0
 
 

@@ -7,6 +7,9 @@ One command per result (a TOML file per variant in ``experiments/configs/``)::
     python -m experiments.train --config experiments/configs/casino.toml --steps 20000 \\
         --minutes 5 --out /tmp/casino_try
 
+The shipped baselines were written with ``--out experiments/results/train/<variant>``; without
+``--out`` a run goes to ``runs/train/<variant>`` (git-ignored), never over a shipped model.
+
 Pipeline (everything counts against ``run.time_limit_minutes`` except the final evaluation):
 
 1. ``bc``: the learning seat of ``TrainEnv`` follows a teacher (the heuristic) for
@@ -29,8 +32,8 @@ Pipeline (everything counts against ``run.time_limit_minutes`` except the final 
    difference, written to ``learning_curve.csv``/``.png`` and TensorBoard.
 4. Final model (``model.zip`` + ``model.json``), the config, ``train_log.json`` and the final
    evaluation (``eval_final.md``/``.csv``/``.json``) go to ``--out`` (default
-   ``experiments/results/train/<variant>``); checkpoints and TensorBoard logs to ``--runs``
-   (default ``runs/train/<variant>``, not kept in git).
+   ``runs/train/<variant>``); checkpoints and TensorBoard logs to ``--runs`` (default
+   ``runs/train/<variant>`` too, as ``checkpoints/`` and ``tb/``). ``runs/`` is not kept in git.
 """
 
 from __future__ import annotations
@@ -42,9 +45,8 @@ import json
 import math
 import platform
 import shutil
-import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +72,7 @@ from agents.tournament import play_match
 from casino_env.encoding import Layout
 from casino_env.engine.rules import make_rules
 from experiments import bc
+from experiments.curves import write_table
 from experiments.stats import error_bars, summarize_pair
 from experiments.train_env import make_train_vec_env
 
@@ -101,6 +104,13 @@ DEFAULTS: dict[str, Any] = {
             "progress": True, "verbose": True},
 }
 SCRIPTED = ("random", "greedy", "heuristic", "search")
+RUNS = Path("runs/train")  # git-ignored: default results, checkpoints and TensorBoard logs
+
+
+def default_out(variant: str) -> Path:
+    """Where a run writes without ``--out`` (and its checkpoints without ``--runs``):
+    ``runs/train/<variant>``, git-ignored, so that no run overwrites a shipped model."""
+    return RUNS / variant
 
 
 # -- configuration -------------------------------------------------------------------------------
@@ -257,23 +267,9 @@ CURVE_FIELDS = ("timesteps", "minutes", "phase", "opponent", "hands", "wins", "d
                 "diff_per_hand", "diff_lo", "diff_hi", "seconds")
 
 
-def _write_table(out: Path, name: str, fields: Sequence[str], rows: list[dict],
-                 plot: Callable[[list[dict], Path], None]) -> None:
-    """``<name>.csv`` (floats to 5 significant digits) and ``<name>.png`` drawn by ``plot``."""
-    with (out / f"{name}.csv").open("w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
-        w.writeheader()
-        for r in rows:
-            w.writerow({k: (f"{v:.5g}" if isinstance(v, float) else v) for k, v in r.items()})
-    try:
-        plot(rows, out / f"{name}.png")
-    except Exception as exc:  # a plot must never stop a training run
-        print(f"{name} plot failed: {exc}", file=sys.stderr)
-
-
 def write_curve(rows: list[dict], out: Path) -> None:
     """``learning_curve.csv`` and ``learning_curve.png`` (win rate per opponent over time)."""
-    _write_table(out, "learning_curve", CURVE_FIELDS, rows, plot_curve)
+    write_table(out, "learning_curve", CURVE_FIELDS, rows, plot_curve)
 
 
 BC_FIELDS = ("epoch", "train_ce", "holdout_ce", "holdout_accuracy", "train_value_mse",
@@ -284,7 +280,7 @@ def write_bc_curve(epochs: list[dict], out: Path) -> None:
     """``bc_curve.csv`` and ``bc_curve.png``: behaviour cloning's loss and held-out agreement
     with the teacher per epoch (the learning curve of the cloning phase)."""
     if epochs:
-        _write_table(out, "bc_curve", BC_FIELDS, epochs, plot_bc_curve)
+        write_table(out, "bc_curve", BC_FIELDS, epochs, plot_bc_curve)
 
 
 def plot_bc_curve(epochs: list[dict], path: Path) -> None:
@@ -524,7 +520,7 @@ def train(cfg: dict, out: str | Path, runs: str | Path | None = None,
     """Run the whole pipeline of one config; returns the training log (also in ``out``)."""
     torch.set_num_threads(1)  # more threads are 25x slower on this machine's small batches
     out = Path(out)
-    runs = Path(runs) if runs is not None else Path("runs/train") / cfg["env"]["variant"]
+    runs = Path(runs) if runs is not None else default_out(cfg["env"]["variant"])
     out.mkdir(parents=True, exist_ok=True)
     runs.mkdir(parents=True, exist_ok=True)
     progress = bool(cfg["run"].get("progress", True))
@@ -643,7 +639,8 @@ def write_final(rows: list[dict], cfg: dict, out: Path, log: dict) -> None:
     (out / "eval_final.md").write_text("\n".join(lines) + "\n")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """The command line of ``main``."""
     ap = argparse.ArgumentParser(prog="python -m experiments.train", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--config", type=Path, required=True, help="TOML file of the variant")
@@ -654,9 +651,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="teacher decisions to clone (bc.decisions; 0 = no warm start)")
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--out", type=Path, default=None,
-                    help="results dir (default experiments/results/train/<variant>)")
+                    help=f"results dir (default {RUNS}/<variant>, git-ignored; the shipped "
+                         "baselines: --out experiments/results/train/<variant>)")
     ap.add_argument("--runs", type=Path, default=None,
-                    help="checkpoints and TensorBoard dir (default runs/train/<variant>)")
+                    help=f"checkpoints and TensorBoard dir (default {RUNS}/<variant>)")
     ap.add_argument("--quiet", action="store_true", help="no progress bars")
     ap.add_argument("--evaluate-only", action="store_true",
                     help="no training: re-run the final evaluation of the model already in "
@@ -665,7 +663,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                     help="override one setting of the config, VALUE in TOML syntax, e.g. "
                     "--set bc.score_temperature=1.0 --set 'bc.teacher=\"search\"' "
                     "(repeatable; recorded in the results' config.json)")
-    a = ap.parse_args(argv)
+    return ap.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Train (or re-evaluate) one config's model and print its final evaluation."""
+    a = parse_args(argv)
     over: dict[str, Any] = {"run": {}, "ppo": {}, "bc": {}}
     for item in a.set:
         section, key, value = parse_setting(item)
@@ -682,7 +685,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         over["run"]["progress"] = False
     cfg = load_config(a.config, over)
     variant = cfg["env"]["variant"]
-    out = a.out or Path("experiments/results/train") / variant
+    out = a.out or default_out(variant)
     if a.evaluate_only:
         log_path = out / "train_log.json"
         if not (out / "model.zip").exists() or not log_path.exists():

@@ -58,3 +58,19 @@ def test_memory_rows_mark_every_tenth_of_the_run():
         assert all(r["through"] == through and r["rss_mb"] > 0 for r in rows)
         fill = [r["subset_sum_cache_entries"] for r in rows]
         assert fill == sorted(fill) and fill[-1] > 0
+
+
+def test_the_command_line_defaults_and_refuses_an_unknown_benchmark():
+    """No argument means engine and env (argparse 3.11 used to refuse the default list against
+    its choices); a misspelt benchmark is named with the known ones."""
+    assert bench.parse_args([]).what == ["engine", "env"]
+    assert bench.parse_args(["moves", "--quick"]).what == ["moves"]
+    with pytest.raises(SystemExit):
+        bench.parse_args(["engnie"])
+
+
+def test_unknown_benchmark_message(capsys):
+    with pytest.raises(SystemExit):
+        bench.parse_args(["engine", "engnie"])
+    assert "unknown benchmark 'engnie': expected some of engine, env, moves, memory, train, " \
+        "all" in capsys.readouterr().err
