@@ -204,3 +204,31 @@ def test_the_single_agent_view_does_not_import_the_agents_package():
             "assert 'agents' not in sys.modules, 'agents imported'\nprint('ok')")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.stdout.strip() == "ok", out.stderr
+
+
+# -- the documented signatures --------------------------------------------------------------------
+
+
+def _documented_call(prefix: str) -> dict:
+    """Keyword defaults of the signature block of docs/environment.md starting with prefix."""
+    import ast
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "environment.md").read_text()
+    block = next(b for b in text.split("```text\n")[1:] if prefix in b).split("```")[0]
+    call = block[block.index(prefix):]
+    node = ast.parse(call.strip()).body[0].value
+    assert any(k.arg is None for k in node.keywords)  # **switches
+    return {k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg is not None}
+
+
+@pytest.mark.parametrize("prefix,cls", [("casino_env.env(", casino_env.raw_env),
+                                        ("casino_env.single.CasinoEnv(", CasinoEnv)])
+def test_documented_signatures_match_the_code(prefix, cls):
+    """Every argument of env()/raw_env and CasinoEnv is in docs/environment.md with its
+    default (issue 16 item 4: observation= and max_table= were missing)."""
+    import inspect
+
+    code = {name: p.default for name, p in inspect.signature(cls.__init__).parameters.items()
+            if name not in ("self", "switches")}
+    assert _documented_call(prefix) == code
