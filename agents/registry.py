@@ -1,6 +1,7 @@
 """Agents by name: ``make_agent("heuristic", seed=1)``, ``make_agent("search", simulations=400)``.
 
-Names: ``random``, ``greedy``, ``heuristic``, ``search``. Keyword arguments go to the agent's
+Names: ``random``, ``greedy``, ``heuristic``, ``search``, ``openspiel-ismcts`` (OpenSpiel's
+information-set MCTS; needs the ``openspiel`` extra). Keyword arguments go to the agent's
 constructor; a name may carry them too, e.g. ``"search:simulations=400,max_candidates=6"``.
 Agents loaded from a file (a trained policy, ``"ppo:<path>"``) register a *loader* with
 ``register_loader("ppo", load)``: ``make_agent("ppo:runs/x.zip", seed=1)`` then calls
@@ -20,6 +21,7 @@ import inspect
 from collections.abc import Callable
 
 from .base import Agent, RandomAgent
+from .openspiel_ismcts import OpenSpielISMCTSAgent
 from .scripted import GreedyAgent, HeuristicAgent
 from .search import SearchAgent
 
@@ -28,6 +30,7 @@ AGENTS: dict[str, Callable[..., Agent]] = {
     "greedy": GreedyAgent,
     "heuristic": HeuristicAgent,
     "search": SearchAgent,
+    "openspiel-ismcts": OpenSpielISMCTSAgent,  # (needs the openspiel extra)
 }
 
 

@@ -144,6 +144,19 @@ class CasinoGame(pyspiel.Game):
     def new_initial_state(self) -> CasinoState:
         return CasinoState(self)
 
+    def state_from_engine(self, st: State) -> CasinoState:
+        """A state at the engine state ``st`` (a deal already made; its history in OpenSpiel
+        is empty): where bots start searching from a position of the engine's."""
+        if st.rules != self.rules:
+            raise ValueError(f"the state's rules {st.rules} differ from this game's")
+        if st.game_over:
+            raise ValueError("the game in this state is over")
+        out = CasinoState(self)
+        out._st = st
+        out._hands_started = 1
+        out._comp = Composer.for_state(st)
+        return out
+
     def make_py_observer(self, iig_obs_type=None, params=None) -> CasinoObserver:
         if params:
             raise ValueError(f"{GAME_NAME} observers take no parameters, got {params}")
@@ -167,6 +180,7 @@ class CasinoState(pyspiel.State):
         self._st: State | None = None
         self._comp: Composer | None = None
         self._moves_log: list[str] = []  # public: "seat: move" for every move made
+        self._last_move = None  # the engine Move the last sub-action completed
         self._over = False
         self._hands_started = 0
 
@@ -228,6 +242,7 @@ class CasinoState(pyspiel.State):
             return
         before = self._st
         self._moves_log.append(f"{before.current}: {move}")
+        self._last_move = move
         st = play(before, move)
         self._st = st
         hand_over = st.hand_points is not before.hand_points
@@ -241,6 +256,14 @@ class CasinoState(pyspiel.State):
             self._comp = None
             return
         self._comp = Composer.for_state(st)
+
+    def push_sub_action(self, action: int):
+        """Apply a player's sub-action; returns the engine Move it completes, else None."""
+        if self.is_chance_node() or self._over:
+            raise ValueError("push_sub_action: not a player's decision")
+        n = len(self._moves_log)
+        self.apply_action(action)
+        return self._last_move if len(self._moves_log) > n else None
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:

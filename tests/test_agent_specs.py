@@ -32,20 +32,23 @@ def raises(message: str):
 
 # -- names -----------------------------------------------------------------------------------
 
+KNOWN = "(known: random, greedy, heuristic, search, openspiel-ismcts, ppo:PATH)"
+
+
 def test_unknown_name_lists_every_known_form() -> None:
     """The known names include the loader forms (``ppo:PATH``)."""
-    assert known_agents() == ["random", "greedy", "heuristic", "search", "ppo:PATH"]
-    with raises("unknown agent 'nobody' (known: random, greedy, heuristic, search, ppo:PATH)"):
+    assert known_agents() == ["random", "greedy", "heuristic", "search", "openspiel-ismcts",
+                              "ppo:PATH"]
+    with raises(f"unknown agent 'nobody' {KNOWN}"):
         make_agent("nobody")
-    with raises("unknown agent 'heuristc' (known: random, greedy, heuristic, search, "
-                "ppo:PATH); did you mean 'heuristic'?"):
+    with raises(f"unknown agent 'heuristc' {KNOWN}; did you mean 'heuristic'?"):
         make_agent("heuristc")
-    with raises("unknown agent 'nobody' (known: random, greedy, heuristic, search, ppo:PATH)"):
+    with raises(f"unknown agent 'nobody' {KNOWN}"):
         make_agent("nobody:simulations=3")
 
 
 def test_empty_and_non_string_names() -> None:
-    with raises("the agent name is empty (known: random, greedy, heuristic, search, ppo:PATH)"):
+    with raises(f"the agent name is empty {KNOWN}"):
         make_agent("  ")
     with pytest.raises(TypeError, match=r"^an agent name must be a string \(e\.g\. "
                                          r"'heuristic'\), got 5$"):
