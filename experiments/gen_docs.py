@@ -65,7 +65,8 @@ def ladder_table() -> str:
     """The scripted ladder (experiments/results/ladder/summary.csv)."""
     rows = _rows(RESULTS / "ladder" / "summary.csv")
     if not rows:
-        return "_No ladder results yet: run `python -m experiments.evaluate --ladder`._"
+        return ("_No ladder results yet: run `python -m experiments.evaluate --ladder "
+                "--out experiments/results/ladder`._")
     out = ["| variant | A v B | games | games won by A [95% CI] | points/hand A−B [95% CI] |",
            "|---|---|---|---|---|"]
     for r in rows:
@@ -77,8 +78,9 @@ def ladder_table() -> str:
 
 
 def baselines_table() -> str:
-    """Trained MaskablePPO baselines: hands won against each opponent (eval_final.csv of
-    experiments/results/train/<variant>), rows variants, columns opponents."""
+    """The shipped baselines (MaskablePPO policies cloned from search, plus PPO steps if any):
+    hands won against each opponent (eval_final.csv of experiments/results/train/<variant>),
+    rows variants, columns opponents."""
     out = ["| variant | trained | " + " | ".join(f"vs {o}" for o in BASELINE_OPPONENTS) + " |",
            "|---|---|" + "---|" * len(BASELINE_OPPONENTS)]
     found = False
@@ -104,7 +106,8 @@ def baselines_table() -> str:
                          f"({r['hands']})")
         out.append(f"| {variant} | {trained} | " + " | ".join(cells) + " |")
     if not found:
-        return "_No trained baselines yet: run `python -m experiments.train --config ...`._"
+        return ("_No baselines yet: run `python -m experiments.train --config ... "
+                "--out experiments/results/train/<variant>`._")
     return "\n".join(out)
 
 
@@ -112,7 +115,7 @@ def speed_table() -> str:
     """Environment speed against PettingZoo references (experiments/results/bench_env.csv)."""
     rows = _rows(RESULTS / "bench_env.csv")
     if not rows:
-        return "_No benchmark yet: run `python -m experiments.bench`._"
+        return "_No benchmark yet: run `python -m experiments.bench --out experiments/results`._"
     out = ["| env (wrapped `env()`, random masked play) | agent-steps/s | × texas_holdem_v4 "
            "| × connect_four_v3 |", "|---|---|---|---|"]
     for r in rows:

@@ -50,3 +50,69 @@ def test_python_examples_run():
 def test_readme_random_loop_is_ten_lines():
     loop = code_blocks(ROOT / "README.md", "python")[0]
     assert len([line for line in loop.splitlines() if line.strip()]) <= 10
+
+
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def local_links(path: Path) -> list[str]:
+    """The relative links of a markdown file (not web addresses)."""
+    return [t for t in LINK.findall(path.read_text()) if not re.match(r"[a-z]+:", t)]
+
+
+def anchors(path: Path) -> set[str]:
+    """GitHub's anchors of the headings of a markdown file."""
+    out = set()
+    for heading in re.findall(r"^#+ (.+)$", path.read_text(), re.M):
+        slug = re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+        out.add(slug)
+    return out
+
+
+def test_links_of_the_readme_and_the_docs_resolve():
+    """Every relative link of README.md and docs/*.md names a file or folder of the repository
+    (relative to the page: docs/ pages link ../experiments/...), and a #anchor a heading."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    broken = []
+    for page in pages:
+        for target in local_links(page):
+            rel, _, anchor = target.partition("#")
+            dest = (page.parent / rel).resolve() if rel else page
+            if not dest.exists():
+                broken.append(f"{page.relative_to(ROOT)}: {target}")
+            elif anchor and dest.suffix == ".md" and anchor not in anchors(dest):
+                broken.append(f"{page.relative_to(ROOT)}: {target} (no such heading)")
+    assert not broken, broken
+
+
+def test_readme_is_for_users_and_links_the_experiment_record():
+    """Issue 16 item 13: the history of the baselines lives in docs/baselines.md; the README
+    keeps the tables and names the shipped models for what they are (cloned, no PPO)."""
+    readme = (ROOT / "README.md").read_text()
+    headings = re.findall(r"^## (.+)$", readme, re.M)
+    assert headings == ["Variants", "Quickstart", "Play, watch, record",
+                        "Gymnasium and Stable-Baselines3", "Ray RLlib", "Agents",
+                        "Cloned baselines", "Speed", "Reproducing the results",
+                        "Documentation"]
+    assert "Trained baselines" not in readme
+    for generated in ("variants", "ladder", "baselines", "speed"):
+        assert f"<!-- {generated} -->" in readme
+    for history in ("What was tried", "DAgger", "score_temperature", "41.4%",
+                    "hand_bonus", "texas_holdem reference moves a lot"):
+        assert history not in readme, history
+    record = (ROOT / "docs" / "baselines.md").read_text()
+    for history in ("DAgger", "score_temperature", "41.4%", "hand_bonus", "Tuxedo"):
+        assert history in record, history
+    assert "(docs/baselines.md)" in readme and "(docs/benchmarks.md)" in readme
+    assert len(readme.splitlines()) < 300
+
+
+def test_readme_says_how_the_committed_results_were_written():
+    """Issue 16 item 7: commands write to runs/ unless given --out; the README gives the --out
+    of each committed result."""
+    readme = (ROOT / "README.md").read_text()
+    for command in ("experiments.evaluate --ladder", "experiments.train --config",
+                    "experiments.bench", "experiments.soak"):
+        line = next(x for x in readme.splitlines() if x.startswith(f"python -m {command}"))
+        assert "--out experiments/results" in line, line
+    assert "runs/<command>/" in readme
