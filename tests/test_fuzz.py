@@ -58,7 +58,7 @@ def test_stepping_after_the_end_and_before_reset(caplog):
     assert "Should reset() first" in caplog.text
 
 
-@pytest.mark.parametrize("seed", [0, -1, 2**70, np.int64(5), np.uint32(7)])
+@pytest.mark.parametrize("seed", [0, 2**70, np.int64(5), np.uint32(7)])
 def test_reset_accepts_odd_integer_seeds_deterministically(seed):
     a, b = casino_env.raw_env(), casino_env.raw_env()
     a.reset(seed=seed)
@@ -66,8 +66,8 @@ def test_reset_accepts_odd_integer_seeds_deterministically(seed):
     assert a.state == b.state
 
 
-@pytest.mark.parametrize("seed", ["1", 1.0, True, [1]])
-def test_reset_rejects_non_integer_seeds(seed):
+@pytest.mark.parametrize("seed", ["1", 1.0, True, [1], -1])
+def test_reset_rejects_non_integer_and_negative_seeds(seed):
     with pytest.raises(ValueError, match="seed"):
         casino_env.raw_env().reset(seed=seed)
 
