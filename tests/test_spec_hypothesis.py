@@ -572,9 +572,9 @@ def test_legal_moves_apply_and_others_are_refused(spec, data):
     hand = s.hand(seat)
     elsewhere = [c for c in deck.names if c not in hand]
     card = data.draw(st.sampled_from(elsewhere), label="card not in hand")
-    expect_illegal(s, Move("trail", card), "C-turn", f"{card} not in seat {seat}'s hand")
+    expect_illegal(s, Move("trail", card), "C-turn", f"seat {seat} does not hold {card} ")
     expect_illegal(s, Move("capture", card, deck.strs(s.loose_mask)[:1]), "C-turn",
-                   f"{card} not in seat {seat}'s hand")
+                   f": seat {seat} does not hold {card} ")
     other = "5R" if deck.name == "standard" else "5S"  # a card of the other deck (C-deck)
     expect_illegal(s, Move("trail", other), "C-deck", f"uses the {deck.name} deck")
 

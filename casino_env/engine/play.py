@@ -16,13 +16,42 @@ from .scoring import certain, criteria, earned, finish_hand, restricted
 from .sets import partitions
 from .state import Build, Sides, State
 
+RULES_DOC = "docs/rules.md"  # where every rule id has a heading (anchor: the id lower-cased)
+
+
+def rule_link(rule: str) -> str:
+    """Where a rule id is explained, e.g. ``docs/rules.md#c-build`` for ``C-build``."""
+    return f"{RULES_DOC}#{rule.lower()}"
+
 
 class IllegalMoveError(ValueError):
-    """A move the rules forbid here; ``rule`` is the id of the rule it breaks."""
+    """A move the rules forbid here. ``rule`` is the id of the rule it breaks, ``reason`` why
+    (in words, without the move) and ``move`` the move's notation, so that a UI can compose its
+    own text; ``str(err)`` reads ``5D builds 13 on 3H: 5 + 3 is 8, not 13 (rule C-build; see
+    docs/rules.md#c-build)``."""
 
-    def __init__(self, message: str, rule: str | None = None) -> None:
+    def __init__(self, message: str, rule: str | None = None, *, reason: str | None = None,
+                 move: str | None = None) -> None:
         super().__init__(message)
         self.rule = rule
+        self.reason = message if reason is None else reason
+        self.move = move
+
+    @classmethod
+    def of(cls, move: Move | str, rule: str, reason: str) -> IllegalMoveError:
+        """The error for ``move`` breaking ``rule`` because of ``reason``."""
+        text = str(move).strip()
+        return cls(f"{text}: {reason} (rule {rule}; see {rule_link(rule)})", rule,
+                   reason=reason, move=text)
+
+    def __reduce__(self):  # keep rule, reason and move through pickling (worker processes)
+        return (_rebuild_error, (self.args[0] if self.args else "", self.rule, self.reason,
+                                 self.move))
+
+
+def _rebuild_error(message: str, rule: str | None, reason: str | None,
+                   move: str | None) -> IllegalMoveError:
+    return IllegalMoveError(message, rule, reason=reason, move=move)
 
 
 def new_game(variant: str = "casino", players: int = 2, seed: int | None = None,
@@ -78,8 +107,8 @@ def apply_move(state: State, move: Move | str) -> State:
         raise TypeError(f"move must be a Move or its notation string, got {type(move).__name__}")
     legal = _find(state, move)
     if legal is None:
-        rule, message = why_illegal(state, move)
-        raise IllegalMoveError(f"illegal move {move}: {message} ({rule})", rule)
+        rule, reason = why_illegal(state, move)
+        raise IllegalMoveError.of(move, rule, reason)
     return play(state, legal)
 
 
@@ -372,35 +401,52 @@ def settle(st: State, fresh: bool = False) -> State:
 
 
 # -- explaining an illegal move -----------------------------------------------------------------
+#
+# A reason says why, in the player's words, with the cards and numbers involved; IllegalMoveError
+# puts the move in front and the rule's id and where to read it behind.
 
 def why_illegal(state: State, move: Move) -> tuple[str, str]:
     """(rule id, reason) for a move that is not among the legal moves."""
     r = state.rules
     d = r.deck
     if state.game_over:
-        return "C-game", "the game is over"
+        won = "" if state.winner is None else f" (side {state.winner} won)"
+        return "C-game", f"the game is over{won}"
     if move.deck is not d and (move.played_mask or move.taken_mask):
-        return "C-deck", f"this game uses the {d.name} deck"
+        alien = move.played_mask | move.taken_mask
+        return "C-deck", (f"{_cards(move.deck, alien)} "
+                          f"{'is not a card' if alien.bit_count() == 1 else 'are not cards'} "
+                          f"of this game, which uses the {d.name} deck "
+                          f"({d.names[0]}, ..., {d.names[-1]})")
     seat = state.current
     hand = state.hand_masks[seat]
     pm, tm = move.played_mask, move.taken_mask
     if move.kind == "claim":
-        return ("V-hun-end", "claims are made only under rule switch 'claims'") if not r.claims \
-            else ("V-hun-end", "a claim plays no cards")
-    if move.kind == "call":
+        if not r.claims:
+            return "V-hun-end", ("claiming the game needs the rule switch 'claims', which is off "
+                                 "in this game")
+        return "V-hun-end", "a claim plays no cards"
+    if move.kind == "call" or move.orange:
         if not r.orange_calls:
-            return "V-tux-score", "oranges are called only under rule switch 'orange_calls'"
-        return "V-tux-score", f"there is no missed orange for seat {seat} to call"
-    if move.orange and not (r.orange_calls and move.kind == "capture"):
-        return "V-tux-score", "only a capture calls orange, under rule switch 'orange_calls'"
+            return "V-tux-score", ("calling orange needs the rule switch 'orange_calls', which is "
+                                   "off in this game")
+        if move.kind not in ("call", "capture"):
+            return "V-tux-score", f"only a capture may call orange, not a {move.kind}"
+        if move.kind == "call":
+            if pm or tm:
+                return "V-tux-score", "a call plays no cards"
+            if state.pending_orange is not None and state.pending_orange != seat:
+                return "V-tux-score", f"only seat {state.pending_orange} may call the missed orange"
+            return "V-tux-score", ("there is no missed orange to call: only the next player may "
+                                   "call one, on their next turn, before they play")
     if not pm:
-        return "C-turn", "a turn plays a card from hand"
+        return "C-turn", f"a turn plays a card from hand, and this {move.kind} names none"
     if pm & ~hand:
-        return "C-turn", f"{'+'.join(d.strs(pm & ~hand))} not in seat {seat}'s hand"
+        return "C-turn", f"seat {seat} does not hold {_cards(d, pm & ~hand)}"
     if r.multi_play:
         return _why_multi(state, move)
     if pm.bit_count() != 1:
-        return "C-turn", "a turn plays exactly one card from hand"
+        return "C-turn", f"a turn plays exactly one card from hand, not {pm.bit_count()}"
     c = bit_list(pm)[0]
     cname = d.names[c]
     cv = r.values[c]
@@ -409,151 +455,213 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
     same_rank = state.loose_mask & d.rank_mask[d.rank[c]]
     table = state.table_mask()
     if tm & ~table:
-        return f"C-{move.kind}", f"{'+'.join(d.strs(tm & ~table))} not on the table"
+        return f"C-{move.kind}", f"{_cards(d, tm & ~table)} {_is(tm & ~table)} not on the table"
     for b in state.builds:
         if b.cards & tm and b.cards & ~tm:
-            return f"C-{move.kind}", (f"cards inside the build of {b.value} move only with the "
-                                      "whole build")
+            return f"C-{move.kind}", (f"{_cards(d, b.cards & tm)} {_is(b.cards & tm)} in the build "
+                                      f"of {b.value} ({'+'.join(d.strs(b.cards))}), which moves "
+                                      "only as a whole")
     taken_builds = [b for b in state.builds if b.cards & tm]
     loose_taken = tm & state.loose_mask
+    if move.for_partner and move.kind != "build":
+        return "V-partner-build", f"only a build is made for partner, not a {move.kind}"
     if move.kind == "trail":
-        if tm and not r.build_loose:
-            return "C-trail", ("a trail takes no table cards (trailing and building in one turn "
-                               "needs rule switch 'build_loose', V-build-loose)")
-        if owned and not r.owner_may_trail:
-            return "C-owner-trail", (f"seat {seat} owns the build of {owned[0].value} and may "
-                                     "not trail: capture or build")
-        if r.dom_trail and same_rank:
-            return "V-dom-trail", (f"{cname} matches the loose {d.strs(same_rank)[0]}: it must "
-                                   "capture or build, not trail")
-        if not tm:
-            if owned and not backs(r, rest, [b.value for b in owned]):
-                return "C-build-keep", (f"seat {seat} owns the build of "
-                                        f"{_unbacked(r, rest, [b.value for b in owned])} and "
-                                        "would be left without a card to capture it")
-            return "C-trail", "this trail is not allowed here"
-        V = move.value
-        if V is None or not 1 <= V <= r.max_value:
-            return "V-build-loose", f"a build's value is 1..{r.max_value}, got {V}"
-        vb = next((b for b in state.builds if b.value == V), None)
-        if r.dom_build and vb is not None and vb.cards & tm:
-            return "V-dom-build", ("a card added to a build includes the card played: a trail "
-                                   "may only make a new build")
-        if vb is not None and not vb.cards & tm:
-            return "C-one-per-value", f"a new set of {V} joins the build of {V} on the table"
-        if not _items_split(r, state, tm, V) or not tm & ~(vb.cards if vb else 0) or (
-                vb is None and (tm.bit_count() < 2 or any(b.cards == tm for b in taken_builds))):
-            return "V-build-loose", (f"{'+'.join(d.strs(tm))} do not make a build of {V} from "
-                                     "table cards")
-        if not backs(r, rest, [V]):
-            return "V-build-loose", f"seat {seat} holds no card of value {V} to capture the build"
-        after = [b.value for b in owned if not b.cards & tm] + [V]
-        if not backs(r, rest, after):
-            return "C-build-keep", (f"seat {seat} would be left without a card to capture its "
-                                    f"build of {_unbacked(r, rest, after)}")
-        if r.dom_build and any(b.owner == seat and not b.multiple and b.value != V
-                               for b in taken_builds):
-            return "V-dom-build", "you may not raise the value of your own single build"
-        return "V-build-loose", "this trail and build is not allowed here"
-
+        return _why_trail(state, move, cname, rest, owned, same_rank, taken_builds)
     if move.kind == "capture":
         if not tm:
-            return "C-capture", "a capture takes at least one table card or build"
+            return "C-capture", ("a capture takes at least one table card or build, and this one "
+                                 "names none")
         if cv is None:
             if taken_builds or tm.bit_count() != 1 or not tm & same_rank:
-                return "C-face", f"{cname} captures exactly one loose card of its rank"
-        faces = [i for i in bit_list(tm) if r.values[i] is None]
-        if faces and cv is not None:
-            return "C-face", f"{d.names[faces[0]]} has no value: only a card of its rank takes it"
-        vs = capture_values(r, cv) if cv is not None else (None,)
-        if move.value is not None and move.value not in vs:
-            return "C-capture", (f"{cname} captures with value {'/'.join(map(str, vs))}, "
-                                 f"not {move.value}")
-        ok = [v for v in vs if _items_split(r, state, tm, v)]
+                rank = cname[:-1]
+                none = "" if same_rank else f", and no {rank} lies loose on the table"
+                return "C-face", (f"{cname} has no number value: it captures exactly one loose "
+                                  f"{rank} and nothing else{none}")
+            if move.value is not None:
+                return "C-capture", (f"{cname} has no number value, so it does not capture as "
+                                     f"{move.value}")
+            vs = ok = [None]  # one loose card of its rank (C-face)
+        else:
+            faces = [i for i in bit_list(tm) if r.values[i] is None]
+            if faces:
+                face = d.names[faces[0]]
+                return "C-face", f"{face} has no number value: only a {face[:-1]} captures it"
+            vs = list(capture_values(r, cv))
+            if move.value is not None and move.value not in vs:
+                return "C-capture", f"{cname} counts {_or(vs)}, not {move.value}"
+            ok = [v for v in vs if _items_split(r, state, tm, v)]
         if not ok:
             for b in taken_builds:
-                if b.value not in vs:
-                    return "C-capture", f"the build of {b.value} is captured only by a {b.value}"
-            return "C-capture", (f"{'+'.join(d.strs(loose_taken))} cannot be split into sets "
-                                 f"of {'/'.join(map(str, vs))}")
+                if b.value not in vs and not (r.build_as_card and not b.multiple):
+                    return "C-capture", (f"the build of {b.value} is captured only by a card "
+                                         f"of value {b.value}, and {cname} counts {_or(vs)}")
+            return "C-capture", _sum_reason(_items(r, state, tm, vs), vs)
         if move.value is not None and move.value not in ok:
-            return "C-capture", (f"{cname} does not take {'+'.join(d.strs(tm))} with value "
-                                 f"{move.value} (only with {ok[0]})")
+            return "C-capture", (f"{cname} takes {'+'.join(d.strs(tm))} only counted as "
+                                 f"{ok[0]}, not {move.value}")
         if r.dom_trail and same_rank & ~tm:
             return "V-dom-trail", (f"a capture with {cname} must take every loose card of its "
-                                   f"value ({'+'.join(d.strs(same_rank & ~tm))} left)")
+                                   f"rank, and this one leaves {_cards(d, same_rank & ~tm)}")
         left = [b.value for b in owned if not b.cards & tm]
         if not backs(r, rest, left):
-            return "C-build-keep", (f"seat {seat} owns the build of {_unbacked(r, rest, left)} "
-                                    "and would be left without a card to capture it")
-        return "C-capture", "this capture is not allowed here"
-    # build
+            return "C-build-keep", _keep_reason(r, seat, cname, rest, left)
+        return "C-capture", f"{cname} may not capture {'+'.join(d.strs(tm))} here"
+    return _why_build(state, move, cname, cv, rest, owned, taken_builds, loose_taken)
+
+
+def _why_trail(state: State, move: Move, cname: str, rest: int, owned: list, same_rank: int,
+               taken_builds: list) -> tuple[str, str]:
+    """Why a trail (or, with V-build-loose, a trail that also builds) is illegal."""
+    r = state.rules
+    d = r.deck
+    seat = state.current
+    tm = move.taken_mask
+    if tm and not r.build_loose:
+        return "C-trail", ("a trail puts the card on the table and takes nothing; trailing and "
+                           "building in one turn needs the rule switch 'build_loose' "
+                           "(V-build-loose)")
+    if owned and not r.owner_may_trail:
+        return "C-owner-trail", (f"seat {seat} owns {_builds_of(owned)} and may not trail: "
+                                 "capture or build instead")
+    if r.dom_trail and same_rank:
+        return "V-dom-trail", (f"{cname} matches the loose {_cards(d, same_rank)}, so it must "
+                               "capture or build, not trail")
+    if not tm:
+        values = [b.value for b in owned]
+        if owned and not backs(r, rest, values):
+            return "C-build-keep", _keep_reason(r, seat, cname, rest, values)
+        return "C-trail", f"{cname} may not trail here"
+    V = move.value
+    if V is None:
+        return "V-build-loose", "a trail that builds needs the build's value"
+    if not 1 <= V <= r.max_value:
+        return "V-build-loose", f"a build's value is 1 to {r.max_value}, not {V}"
+    vb = next((b for b in state.builds if b.value == V), None)
+    if r.dom_build and vb is not None and vb.cards & tm:
+        return "V-dom-build", (f"cards added to a build include the card played, so a trail may "
+                               f"only make a new build, not add to the build of {V}")
+    if vb is not None and not vb.cards & tm:
+        return "C-one-per-value", _one_per_value(d, vb)
+    if vb is None:
+        same = next((b for b in taken_builds if b.cards == tm), None)
+        if same is not None:
+            return "V-build-loose", (f"{'+'.join(d.strs(tm))} is the build of {same.value} "
+                                     "already, and a trail does not change its value")
+        if tm.bit_count() < 2:
+            return "V-build-loose", (f"a new build of table cards needs two cards or more, not "
+                                     f"{cname}'s trail with {_cards(d, tm)} alone")
+    elif not tm & ~vb.cards:
+        return "V-build-loose", f"nothing would be added to the build of {V}"
+    if not _items_split(r, state, tm, V):
+        return "V-build-loose", _sum_reason(_items(r, state, tm, (V,)), (V,))
+    if not backs(r, rest, [V]):
+        return "V-build-loose", (f"after trailing {cname}, seat {seat} would hold no "
+                                 f"{_card_of(r, V)} to capture the build")
+    after = [b.value for b in owned if not b.cards & tm] + [V]
+    if not backs(r, rest, after):
+        return "C-build-keep", _keep_reason(r, seat, cname, rest, after)
+    own = _own_single(state, seat, taken_builds, V)
+    if own is not None:
+        return "V-dom-build", f"seat {seat} may not change the value of its own build of {own}"
+    return "V-build-loose", f"{cname} may not trail and build {V} here"
+
+
+def _why_build(state: State, move: Move, cname: str, cv: int | None, rest: int, owned: list,
+               taken_builds: list, loose_taken: int) -> tuple[str, str]:
+    """Why a build is illegal (C-build and its sub-rules, V-dom-build, V-partner-build)."""
+    r = state.rules
+    d = r.deck
+    seat = state.current
+    pm, tm = move.played_mask, move.taken_mask
     if not r.building:
-        return "C-build", f"{r.variant!r} has no building"
+        return "C-build", f"there is no building in {r.variant}"
     V = move.value
     if cv is None:
-        return "C-face", f"{cname} has no value and never joins a build"
-    if V is None or not 1 <= V <= r.max_value:
-        return "C-one-per-value", f"a build's value is 1..{r.max_value}, got {V}"
+        return "C-face", f"{cname} has no number value, so it never makes or joins a build"
+    if V is None:
+        return "C-one-per-value", "a build must name its value"
+    if not 1 <= V <= r.max_value:
+        return "C-one-per-value", f"a build's value is 1 to {r.max_value}, not {V}"
     if not tm:
-        return "C-build", "a build combines the played card with table cards"
-    if any(r.values[i] is None for i in bit_list(tm)):
-        return "C-face", "J, Q and K never join a build in classic Casino"
+        return "C-build", (f"{cname} alone makes no build: a build combines the played card with "
+                           "table cards")
+    faces = sum(1 << i for i in bit_list(tm) if r.values[i] is None)
+    if faces:
+        one = faces.bit_count() == 1
+        return "C-face", (f"{_cards(d, faces)} {'has' if one else 'have'} no number value and "
+                          f"never join{'s' if one else ''} a build")
+    partner = (seat + 2) % 4
     if move.for_partner and not r.partner_build:
-        return "V-partner-build", "you may not build for your partner"
-    holder_hand = rest if not move.for_partner else state.hand_masks[(seat + 2) % 4]
+        return "V-partner-build", ("you may not build for your partner (only with the rule "
+                                   "switch 'partner_build')")
     if not move.for_partner and not backs(r, rest, [V]):
-        return "C-build", f"seat {seat} holds no other card of value {V} to capture the build"
+        return "C-build", (f"besides {cname}, seat {seat} holds no {_card_of(r, V)} to capture "
+                           "the build with")
     vb = next((b for b in state.builds if b.value == V), None)
     raised = [b for b in taken_builds if b.value != V]
     if vb is not None and not vb.cards & tm:
-        return "C-one-per-value", f"a new set of {V} joins the build of {V} already on the table"
+        return "C-one-per-value", _one_per_value(d, vb)
     as_cards = r.build_as_card and (vb is None or vb.cards & tm) and \
         _items_split(r, state, tm, V, (cv,))
     if as_cards:
         pass  # V-build-as-card: the played card, loose cards and single builds make sets of V
     elif len(raised) > 1:
-        return "C-build-raise", "a move raises at most one build"
+        return "C-build-raise", (f"a move raises one build at most, and this one would change "
+                                 f"{_builds_of(raised)}")
     elif raised:
         b = raised[0]
         if b.multiple:
-            return "C-build-raise", f"the multiple build of {b.value} can never change value"
-        helped = r.raise_with_table and _raised_with_table(r, loose_taken, V - b.value - cv, V)
-        if b.value + cv != V and not helped:
-            return "C-build-raise", (f"{cname} on the build of {b.value} makes {b.value + cv}, "
-                                     f"not {V}; table cards never change a single build's value")
+            return "C-build-raise", (f"the build of {b.value} is a multiple build: its value "
+                                     "never changes")
+        missing = V - b.value - cv
+        helped = r.raise_with_table and _raised_with_table(r, loose_taken, missing, V)
+        if missing and not helped:
+            why = (f"{cname} on the build of {b.value} makes {b.value} + {cv} = {b.value + cv}, "
+                   f"not {V}")
+            if not r.raise_with_table:
+                return "C-build-raise", why + "; table cards never change a single build's value"
+            if missing > 0:
+                return "C-build-raise", why + (f", and the loose cards taken do not add the "
+                                               f"missing {missing}")
+            return "C-build-raise", why
         if r.dom_build and b.owner == seat:
-            return "V-dom-build", "you may not raise the value of your own single build"
+            return "V-dom-build", (f"seat {seat} owns the single build of {b.value} and may not "
+                                   "raise it")
         if not helped and not _partitions_into(r, loose_taken, V):
-            return "C-build-raise", f"loose cards joining the build must form sets of {V}"
+            return "C-build-raise", (f"loose cards joining the build of {V} must make sets of "
+                                     f"{V}: " + _sum_reason(_items(r, state, loose_taken, ()),
+                                                            (V,)))
     else:
         with_card = loose_taken | pm
+        items = [(cname, cv)] + _items(r, state, loose_taken, ())
         if not _partitions_into(r, with_card, V):
             if vb is None and loose_taken and _partitions_into(r, loose_taken, V):
-                return "C-build", (f"{'+'.join(d.strs(loose_taken))} make {V} without {cname}: "
-                                   "table cards alone never make a build")
+                alone = (f"{d.strs(loose_taken)[0]} is" if loose_taken.bit_count() == 1
+                         else f"{'+'.join(d.strs(loose_taken))} make")
+                return "C-build", (f"{alone} {V} without {cname}, and table cards alone never "
+                                   "make a build")
             if vb is None:
-                return "C-build", (f"{'+'.join(d.strs(with_card))} cannot be split into sets of "
-                                   f"{V} (a new build's sets must each make its value)")
-            return "C-build-extend", (f"{'+'.join(d.strs(with_card))} cannot be split into sets "
-                                      f"of {V} with {cname} in one of them")
+                return "C-build", _sum_reason(items, (V,))
+            return "C-build-extend", (f"to join the build of {V}, {cname} and the loose cards "
+                                      f"must make sets of {V}: " + _sum_reason(items, (V,)))
         if not loose_taken and vb is None:
-            return "C-build", "a build needs at least one table card besides the played card"
-    if r.dom_build and any(b.owner == seat and not b.multiple and b.value != V
-                           for b in taken_builds):
-        return "V-dom-build", "you may not raise the value of your own single build"
+            return "C-build", (f"{cname} alone makes no build: a build combines the played card "
+                               "with table cards")
+    own = _own_single(state, seat, taken_builds, V)
+    if own is not None:
+        return "V-dom-build", f"seat {seat} may not change the value of its own build of {own}"
     after = [b.value for b in owned if not b.cards & tm]
     if not move.for_partner:
         after.append(V)
     if not backs(r, rest, after):
-        return "C-build-keep", (f"seat {seat} would be left without a card to capture its "
-                                f"build of {_unbacked(r, rest, after)}")
+        return "C-build-keep", _keep_reason(r, seat, cname, rest, after)
     if move.for_partner:
-        if not backs(r, holder_hand, [V]):
-            return "C-build-keep", f"partner could not keep a card for the build of {V}"
-        return "V-partner-build", f"public play does not prove that partner holds a {V}"
-
-    return "C-build", "this build is not allowed here"
+        if not backs(r, state.hand_masks[partner], [V]):
+            return "C-build-keep", (f"partner (seat {partner}) holds no {_card_of(r, V)} to "
+                                    "keep the build")
+        return "V-partner-build", (f"public play does not prove that partner (seat {partner}) "
+                                   f"holds a {_card_of(r, V)}")
+    return "C-build", f"{cname} may not build {V} here"
 
 
 def _why_multi(state: State, move: Move) -> tuple[str, str]:
@@ -562,20 +670,118 @@ def _why_multi(state: State, move: Move) -> tuple[str, str]:
     d = r.deck
     pm, tm = move.played_mask, move.taken_mask
     if move.kind == "build":
-        return "V-hun-play", f"there is no building in {r.variant!r}"
+        return "V-hun-play", f"there is no building in {r.variant}"
     if move.kind == "trail":
-        return "V-hun-play", "a trail is exactly one card and takes nothing"
+        if tm:
+            return "V-hun-play", "a trail puts one card on the table and takes nothing"
+        return "V-hun-play", f"a trail is exactly one card, not {pm.bit_count()}"
     if not tm:
-        return "C-capture", "a capture takes at least one table card"
+        return "C-capture", "a capture takes at least one table card, and this one names none"
     if tm & ~state.loose_mask:
-        return "C-capture", f"{'+'.join(d.strs(tm & ~state.loose_mask))} not on the table"
-    vals = tuple(r.values[c] for c in bit_list(pm))
+        missing = tm & ~state.loose_mask
+        return "C-capture", f"{_cards(d, missing)} {_is(missing)} not on the table"
+    if move.for_partner:
+        return "V-hun-play", "a capture is never made for partner"
+    played = [(d.names[i], r.values[i]) for i in bit_list(pm)]
+    vals = tuple(v for _, v in played)
     total = sum(vals)
-    if r.kovacs and (total > 13 and not r.ulmann or move.value is not None and move.value > 13):
-        return "V-hun-play", "Kovacs: no played or captured combination above 13"
+    if len(played) == 1:
+        counts = f"{played[0][0]} counts {total}"
+    else:
+        counts = f"{' + '.join(map(str, vals))} is {total}"
     v = move.value if move.value is not None else total
-    return "V-hun-play", (f"{'+'.join(d.strs(pm))} (total {total}) cannot take "
-                          f"{'+'.join(d.strs(tm))} as sets of {v}")
+    if r.kovacs and (v > 13 or total > 13 and not r.ulmann):
+        over = counts if total > 13 and not r.ulmann else f"this capture counts {v}"
+        return "V-hun-play", f"with the Kovacs switch no combination may be above 13, and {over}"
+    if v != total:
+        split = r.ulmann and (1 << len(vals)) - 1 in partitions(vals, v, r.ace14 and v == 14)
+        if not split and not (r.ace14 and vals == (1,) and v == 14):
+            if r.ulmann and len(vals) > 1:
+                return "V-hun-play", (f"{counts}, and {_and(d.strs(pm))} do not split into sets "
+                                      f"of {v}")
+            return "V-hun-play", f"{counts}, not {v}"
+        counts = f"{_and(d.strs(pm))} count {v}"
+    if _partitions_into(r, tm, v):
+        return "V-hun-play", f"{'+'.join(d.strs(pm))} may not capture {'+'.join(d.strs(tm))} here"
+    return "V-hun-play", f"{counts}; " + _sum_reason(_items(r, state, tm, ()), (v,))
+
+
+def _own_single(state: State, seat: int, taken_builds: list, V: int) -> int | None:
+    """V-dom-build: the value of the seat's own single build this move would change, if any."""
+    if not state.rules.dom_build:
+        return None
+    return next((b.value for b in taken_builds if b.owner == seat and not b.multiple
+                 and b.value != V), None)
+
+
+def _and(names: list[str]) -> str:
+    """``KS``, ``KS and QS``, ``KS, QS and JS``."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _cards(d, mask: int) -> str:
+    return _and(d.strs(mask))
+
+
+def _is(mask: int) -> str:
+    return "is" if mask.bit_count() == 1 else "are"
+
+
+def _or(values) -> str:
+    return " or ".join(str(v) for v in values)
+
+
+def _builds_of(builds: list) -> str:
+    """``the build of 8`` or ``the builds of 5 and 8``."""
+    values = [str(b.value) for b in builds]
+    return f"the build{'s' if len(values) > 1 else ''} of {_and(values)}"
+
+
+def _card_of(r, v: int) -> str:
+    """``card of value 8``; a Royal 14 is an Ace."""
+    return f"card of value {v}" + (" (an Ace)" if v == 14 and r.ace14 else "")
+
+
+def _one_per_value(d, vb: Build) -> str:
+    """C-one-per-value: a second build of the same value."""
+    return (f"a build of {vb.value} ({'+'.join(d.strs(vb.cards))}) is on the table already: a "
+            f"new set of {vb.value} joins it, it may not lie beside it")
+
+
+def _keep_reason(r, seat: int, cname: str, rest: int, values: list[int]) -> str:
+    """C-build-keep: the seat would be left without a card for one of its builds."""
+    v = _unbacked(r, rest, values)
+    return f"after playing {cname}, seat {seat} would hold no card to capture its build of {v}"
+
+
+def _items(r, state: State, tm: int, skip: tuple) -> list[tuple[str, int | None]]:
+    """(name, value) of the table items in ``tm``: loose cards, then builds whose value is not
+    in ``skip`` (a build of a set's own value is a whole set)."""
+    d = r.deck
+    out = [(d.names[i], r.values[i]) for i in bit_list(tm & state.loose_mask)]
+    out += [(f"the build of {b.value}", b.value) for b in state.builds
+            if b.cards & tm and b.value not in skip]
+    return out
+
+
+def _sum_reason(items: list[tuple[str, int | None]], targets: tuple) -> str:
+    """Why ``items`` do not make sets of a value in ``targets``: ``5 + 3 is 8, not 13``,
+    ``4 + 6 is 10, which does not split into sets of 3``, ``5S counts 5, not 7``."""
+    goal = _or(targets)
+    faces = [name for name, v in items if v is None]
+    if faces:
+        return f"{_and(faces)} {'has' if len(faces) == 1 else 'have'} no number value"
+    if not items:
+        return f"they do not make sets of {goal}"
+    if len(items) == 1:
+        name, v = items[0]
+        return f"{name} counts {v}, not {goal}"
+    vals = [v for _, v in items]
+    total = sum(vals)
+    expr = " + ".join(map(str, vals))
+    if any(1 < t < total for t in targets):
+        return f"{expr} is {total}, which does not split into sets of {goal}"
+    return f"{expr} is {total}, not {goal}"
 
 
 def _items_split(r, state: State, tm: int, v: int, extra: tuple = ()) -> bool:
