@@ -308,14 +308,60 @@ def test_v_tux_score_orange_calls_only_the_next_player():
     assert st.current == 2 and "calls orange" not in moves(st)
 
 
-def test_v_tux_score_orange_calls_lapses_when_the_capture_ends_the_round():
-    """V-tux-score (`orange_calls`, decision): a missed orange made with the round's last card
-    cannot be called."""
-    stock = ["8R", "8Y", "8G", "8B", "9R", "9Y", "9G", "9B"]
-    st = mk([["5G"], []], ["2R", "3Y", "4G"], stock=stock, rules=CALLS, dealer=1)
-    after = apply_move(st, "5G captures 2R+3Y")
-    assert after.hand(0) == ["8R", "8Y", "8G", "8B"]  # the next round was dealt
-    assert after.pending_orange is None and "calls orange" not in moves(after)
+# Side 0's pile for the deal-ending orange: 10 cards with one Five (5R), so that side 0 takes
+# most cards (15) and a Five (5) in the hand that the last-card capture ends.
+PILE0 = ["1G", "1B", "2G", "3G", "4G", "5R", "6G", "8G", "9G", "10G"]
+
+
+def deal_ending_orange(stock) -> State:
+    """Seat 1 (the dealer) plays the round's last card, 7G, taking 3R+4Y: an orange it does
+    not call; the 9B stays on the table. ``stock`` is what is left to deal."""
+    st = mk([[], ["7G"]], ["3R", "4Y", "9B"], stock=list(stock), rules=CALLS, dealer=1,
+            current=1, piles=[PILE0, []], seed=3)
+    return apply_move(st, "7G captures 3R+4Y")
+
+
+def test_v_tux_score_orange_calls_missed_orange_survives_a_new_deal():
+    """V-tux-score (`orange_calls`): a missed orange made by the capture that ends a deal may
+    be called by the next player on their next turn, after the next deal of the same hand
+    (RULES.md's clarification); the call scores 10 in the hand's points."""
+    st = deal_ending_orange(["8R", "6B"])
+    assert st.hands == [["8R"], ["6B"]] and st.stock_size == 0  # the next deal was dealt
+    assert st.current == 0 and st.pending_orange == 0
+    assert moves(st) == {"calls orange", "8R trails"}
+    # The chance survives a spec round trip across the new deal.
+    spec = st.to_spec()
+    assert spec["pending_orange"] == 0 and State.from_spec(spec) == st
+    assert moves(State.from_spec(spec)) == {"calls orange", "8R trails"}
+    called = apply_move(st, "calls orange")
+    assert called.events == ((0, "orange call", 10),) and called.pending_orange is None
+    assert moves(called) == {"8R trails"}
+    end = apply_move(apply_move(called, "8R trails"), "6B trails")
+    # Side 0: most cards 15 (10 against 6), the Five 5R 5, the call 10; side 1: nothing (its
+    # orange was not called; it takes the residue 9B 8R 6B as last capturer).
+    assert end.hand_points == [30, 0] and end.scores == [30, 0]
+    assert end.hand_no == 1 and end.events == ()
+
+
+def test_v_tux_score_orange_calls_missed_orange_lapses_when_the_next_player_plays():
+    """V-tux-score (`orange_calls`): after the new deal, playing a card instead of calling
+    ends the chance; the hand then scores no call."""
+    st = apply_move(deal_ending_orange(["8R", "6B"]), "8R trails")
+    assert st.pending_orange is None and "calls orange" not in moves(st)
+    end = apply_move(st, "6B trails")
+    assert end.hand_points == [20, 0]  # most cards 15 and the Five 5, no call
+
+
+def test_v_tux_score_orange_calls_missed_orange_lapses_at_the_end_of_the_hand():
+    """V-tux-score (`orange_calls`): a missed orange made with the hand's last card lapses:
+    there is no next turn in that hand, and the next hand starts without it."""
+    st = deal_ending_orange([])
+    assert st.hand_no == 1 and st.pending_orange is None and st.events == ()
+    assert "calls orange" not in moves(st)
+    # Side 0: most cards 15 (10 against 5: 7G 3R 4Y and the residue 9B) and the Five 5.
+    assert st.hand_points == [20, 0]
+    err = pytest.raises(IllegalMoveError, apply_move, st, "calls orange").value
+    assert err.rule == "V-tux-score" and err.reason.startswith("there is no missed orange")
 
 
 def test_v_tux_score_calls_only_with_the_switch():

@@ -347,7 +347,8 @@ def _next_turn(st: State, seat: int, swept: bool = False) -> State:
             if r.nagy and swept:
                 st.extra_turn = True
             return st
-    st.pending_orange = None
+    # Nobody holds cards: deal on. A missed orange made with the round's last card stays
+    # callable by the player who leads the next round of the same hand (V-tux-score).
     return settle(st, fresh=True)
 
 
@@ -370,7 +371,10 @@ def settle(st: State, fresh: bool = False) -> State:
         st.current = (st.dealer + 1) % r.players
         if r.nagy and st.last_capturer is not None:
             st.current = st.last_capturer  # Nagy: the last capturer leads the next round
+        if st.pending_orange == -1:
+            st.pending_orange = st.current  # V-tux-score: the next player, on their next turn
         return settle(st, fresh=True)
+    st.pending_orange = None  # the hand ends: there is no next turn to call a missed orange in
     # End of the hand: the residue goes to the last capturer's side (C-residue).
     taker = st.last_capturer if st.last_capturer is not None else st.dealer
     residue = st.loose_mask
