@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 
 import pytest
 
@@ -240,9 +241,28 @@ def test_current_must_hold_cards():
     bad(base(hands=[[], ["2H"]], current=0), r"^current: seat 0 holds no cards")
 
 
-def test_bad_seed():
-    bad(base(seed="7"), r"^seed: must be an int or null")
-    bad(base(seed=True), r"^seed: must be an int or null")
+SEED_RULE = "seed: must be a non-negative int or None, got "
+
+
+@pytest.mark.parametrize("seed", ["7", True, 1.5, -1, -5])
+def test_bad_seed(seed):
+    """A spec's seed is an int >= 0 or null, as new_game's (issue 16 item 8)."""
+    bad(base(seed=seed), rf"^{re.escape(SEED_RULE + repr(seed))}$")
+
+
+@pytest.mark.parametrize("seed", ["1", True, 2.0, -1, -5])
+def test_new_game_refuses_a_seed_that_is_not_a_non_negative_int(seed):
+    """C-deal: a negative seed used to shuffle exactly as its absolute value (random.Random
+    hashes -5 as 5), so seed=-5 was the same game as seed=5; it is refused now."""
+    with pytest.raises(ValueError, match=rf"^{re.escape(SEED_RULE + repr(seed))}$"):
+        new_game("royal", seed=seed)
+
+
+def test_seed_zero_and_big_seeds_are_games():
+    """Every int >= 0 is a seed (0 and the 63-bit seeds the engine draws itself)."""
+    assert new_game("royal", seed=0).hands != new_game("royal", seed=1).hands
+    big = 2 ** 63 - 1
+    assert State.from_spec(new_game("royal", seed=big).to_spec()) == new_game("royal", seed=big)
 
 
 # -- variant, players, rule switches -----------------------------------------------------------
@@ -310,7 +330,7 @@ def test_new_game_checks_switches_too():
         new_game("royal", 5, seed=1)
     with pytest.raises(ValueError, match=r"partnerships need 4 players"):
         new_game("dominican", 2, seed=1, partnerships=True)
-    with pytest.raises(ValueError, match=r"seed: must be an int"):
+    with pytest.raises(ValueError, match=r"seed: must be a non-negative int or None"):
         new_game("casino", 2, seed="1")
 
 

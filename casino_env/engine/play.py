@@ -14,7 +14,7 @@ from .moves import Move, backs, capture_values, legal_moves, parse_move
 from .rules import make_rules
 from .scoring import certain, criteria, earned, finish_hand, restricted
 from .sets import partitions
-from .state import Build, Sides, State
+from .state import Build, Sides, State, check_seed
 
 RULES_DOC = "docs/rules.md"  # where every rule id has a heading (anchor: the id lower-cased)
 
@@ -57,12 +57,12 @@ def _rebuild_error(message: str, rule: str | None, reason: str | None,
 def new_game(variant: str = "casino", players: int = 2, seed: int | None = None,
              partnerships: bool | None = None, **switches) -> State:
     """A shuffled, dealt game. ``partnerships`` defaults to the preset's choice (only
-    Dominican with 4 players plays as partners); ``seed=None`` draws a random seed."""
+    Dominican with 4 players plays as partners); ``seed`` is an int >= 0, or None to draw a
+    random one (a negative seed raises ValueError)."""
     rules = make_rules(variant, players, partnerships, switches)
+    seed = check_seed(seed)
     if seed is None:
         seed = random.SystemRandom().getrandbits(63)
-    elif isinstance(seed, bool) or not isinstance(seed, int):
-        raise ValueError(f"seed: must be an int or None, got {seed!r}")
     st = State.__new__(State)
     n, sides = rules.players, rules.sides
     st.rules = rules

@@ -6,6 +6,7 @@ int bitmasks inside (see ``cards``); the spec (``to_spec``/``from_spec``) uses n
 
 from __future__ import annotations
 
+import numbers
 from typing import NamedTuple
 
 from .cards import Deck, bit_list
@@ -280,6 +281,17 @@ _FIELDS = State.__slots__[:-2]
 
 # -- spec parsing ---------------------------------------------------------------------------
 
+def check_seed(seed: object) -> int | None:
+    """A seed is an int >= 0 or None (a numpy integer counts as its int); anything else, a
+    negative int included, raises ValueError naming it. One rule for ``new_game`` and specs
+    (a negative seed would otherwise shuffle exactly as its absolute value)."""
+    if seed is None or type(seed) is int and seed >= 0:
+        return seed
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and seed >= 0:
+        return int(seed)
+    raise ValueError(f"seed: must be a non-negative int or None, got {seed!r}")
+
+
 def _seat(value: object, n: int, field: str, allow_none: bool = False) -> int | None:
     if value is None and allow_none:
         return None
@@ -386,9 +398,7 @@ def _parse_spec(spec: object) -> State:
     dealer = _seat(spec.get("dealer", n - 1), n, "dealer")
     current = _seat(spec.get("current", (dealer + 1) % n), n, "current")
     last_capturer = _seat(spec.get("last_capturer"), n, "last_capturer", allow_none=True)
-    seed = spec.get("seed")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-        raise ValueError(f"seed: must be an int or null, got {seed!r}")
+    seed = check_seed(spec.get("seed"))
     if any(hands) and not hands[current] and spec.get("winner") is None:
         raise ValueError(f"current: seat {current} holds no cards while others do")
 
