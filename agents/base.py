@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from numbers import Integral, Real
 
 from casino_env.engine import Move, State
-from casino_env.engine.rules import Rules
+from casino_env.engine.rules import SWITCH_TYPES, Rules, make_rules
 from casino_env.engine.view import PlayerView
 
 
@@ -106,3 +106,28 @@ class RandomAgent(Agent):
 
     def choose(self, view: PlayerView) -> Move:
         return self.rng.choice(view.legal_moves())
+
+
+def describe_rules(rules: Rules) -> str:
+    """A short description of a game's rules: preset, players, partnerships and the switches
+    that differ from the preset's defaults, e.g. ``"royal 2p"``, ``"casino 2p with sweeps,
+    target=11, difference"``, ``"dominican 4p in partnerships"``."""
+    text = f"{rules.variant} {rules.players}p"
+    try:
+        default = make_rules(rules.variant, rules.players)
+    except ValueError:  # Rules built by hand, outside the presets' player counts
+        default = Rules(variant=rules.variant, players=rules.players)
+    if rules.partnerships:
+        text += " in partnerships"
+    elif default.partnerships:
+        text += " without partnerships"
+    mine, base = rules.switches(), default.switches()
+    diff = []
+    for name, value in mine.items():
+        if value == base[name]:
+            continue
+        if SWITCH_TYPES[name] is bool:
+            diff.append(name if value else f"no {name}")
+        else:
+            diff.append(f"{name}={value}")
+    return text + (f" with {', '.join(diff)}" if diff else "")

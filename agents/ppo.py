@@ -50,10 +50,10 @@ from casino_env.encoding import (
     overflow_order,
 )
 from casino_env.engine import Move
-from casino_env.engine.rules import SWITCH_TYPES, Rules, make_rules
+from casino_env.engine.rules import Rules, make_rules
 from casino_env.engine.view import PlayerView
 
-from .base import Agent, check_bool
+from .base import Agent, check_bool, describe_rules
 from .registry import register_loader
 
 # Offsets of the parts of an action_features row.
@@ -313,31 +313,6 @@ class ModelNotFoundError(FileNotFoundError, ValueError):
 # The settings a model cannot be rebuilt without (the others have defaults).
 REQUIRED_KEYS = ("variant", "players", "action_mode")
 ACTION_MODES = ("enumerate", "compose")
-
-
-def describe_rules(rules: Rules) -> str:
-    """A short description of a game's rules: preset, players, partnerships and the switches
-    that differ from the preset's defaults, e.g. ``"royal 2p"``, ``"casino 2p with sweeps,
-    target=11, difference"``, ``"dominican 4p in partnerships"``."""
-    text = f"{rules.variant} {rules.players}p"
-    try:
-        default = make_rules(rules.variant, rules.players)
-    except ValueError:  # Rules built by hand, outside the presets' player counts
-        default = Rules(variant=rules.variant, players=rules.players)
-    if rules.partnerships:
-        text += " in partnerships"
-    elif default.partnerships:
-        text += " without partnerships"
-    mine, base = rules.switches(), default.switches()
-    diff = []
-    for name, value in mine.items():
-        if value == base[name]:
-            continue
-        if SWITCH_TYPES[name] is bool:
-            diff.append(name if value else f"no {name}")
-        else:
-            diff.append(f"{name}={value}")
-    return text + (f" with {', '.join(diff)}" if diff else "")
 
 
 def check_env_config(config: object, where: str = "env_config") -> dict:

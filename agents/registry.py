@@ -37,10 +37,11 @@ AGENTS: dict[str, Callable[..., Agent]] = {
 # Loaders of agents named "prefix:argument", where the argument is not key=value pairs.
 LOADERS: dict[str, Callable[..., Agent]] = {}
 # Loaders whose modules are imported on first use (``make_agent("ppo:model.zip")``).
-LAZY_LOADERS = {"ppo": "agents.ppo"}
+LAZY_LOADERS = {"ppo": "agents.ppo", "openspiel-dqn": "agents.openspiel_dqn"}
 # What a loader's argument is, for messages (``ppo:PATH``).
-LOADER_ARGS = {"ppo": "PATH"}
-EXAMPLES = {"ppo": "ppo:experiments/results/train/casino/model.zip"}
+LOADER_ARGS = {"ppo": "PATH", "openspiel-dqn": "PATH"}
+EXAMPLES = {"ppo": "ppo:experiments/results/train/casino/model.zip",
+            "openspiel-dqn": "openspiel-dqn:runs/openspiel_dqn/casino"}
 
 
 def register_agent(name: str, factory: Callable[..., Agent]) -> None:

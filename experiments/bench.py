@@ -194,6 +194,53 @@ def bench_env(steps=20_000, repeats=3, variants=None, players=(2,)) -> list[dict
     return rows
 
 
+def _openspiel_rate(game, steps: int, observe: bool, seed: int = 0) -> float:
+    """Player actions per second of uniform random play through an OpenSpiel game (chance
+    outcomes applied on the way, not counted); ``observe``: also read the mover's
+    information-state tensor before each action, as a learning agent does."""
+    rng = random.Random(seed)
+    done = 0
+    t0 = time.perf_counter()
+    while done < steps:
+        s = game.new_initial_state()
+        while not s.is_terminal() and done < steps:
+            if s.is_chance_node():
+                s.apply_action(rng.choice(s.chance_outcomes())[0])
+                continue
+            if observe:
+                s.information_state_tensor(s.current_player())
+            s.apply_action(rng.choice(s.legal_actions()))
+            done += 1
+    return done / (time.perf_counter() - t0)
+
+
+def bench_openspiel(steps=20_000, repeats=3, variants=("casino", "royal", "dominican"),
+                    players=2) -> list[dict]:
+    """Random play through the OpenSpiel game ``python_casino`` next to the PettingZoo env
+    (compose mode, the same action ids) on the same machine in the same run."""
+    import casino_env
+    import casino_env.openspiel as cos
+
+    rows = []
+    for variant in _progress(variants, desc="openspiel"):
+        game = cos.pyspiel.load_game(cos.GAME_NAME, {"variant": variant, "players": players})
+        jobs = {
+            "openspiel actions": lambda g=game: _openspiel_rate(g, steps, False),
+            "openspiel actions + info-state tensor": lambda g=game: _openspiel_rate(
+                g, steps, True),
+            "pettingzoo env() compose": lambda v=variant: _env_rate(
+                lambda: casino_env.env(variant=v, players=players), steps),
+            "pettingzoo raw_env() compose": lambda v=variant: _env_rate(
+                lambda: casino_env.raw_env(variant=v, players=players), steps),
+        }
+        rates = {k: statistics.median(f() for _ in range(repeats)) for k, f in jobs.items()}
+        base = rates["pettingzoo env() compose"]
+        for name, rate in rates.items():
+            rows.append(dict(variant=f"{variant} {players}p", env=name, steps_per_s=round(rate),
+                             vs_pettingzoo_env=round(rate / base, 2)))
+    return rows
+
+
 def _status_mb(field: str) -> float:
     """A memory figure of this process in MB from /proc/self/status (VmRSS: resident now;
     VmHWM: peak, fresh after exec unlike ru_maxrss); ru_maxrss where there is no /proc."""
@@ -289,7 +336,7 @@ def write(name: str, rows: list[dict], out: Path = DEFAULT_OUT) -> list[Path]:
     return [csv_path, md_path]
 
 
-WHAT = ("engine", "env", "moves", "memory", "train", "all")
+WHAT = ("engine", "env", "moves", "memory", "train", "openspiel", "all")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -316,7 +363,7 @@ def main(argv: list[str] | None = None) -> int:
     out = args.out
     what = set(args.what)
     if "all" in what:
-        what = {"engine", "env", "moves", "memory", "train"}
+        what = {"engine", "env", "moves", "memory", "train", "openspiel"}
     q = args.quick
     meta = dict(python=sys.version.split()[0], time=time.strftime("%Y-%m-%d %H:%M:%S"))
     if "engine" in what:
@@ -327,6 +374,8 @@ def main(argv: list[str] | None = None) -> int:
         write("moves", bench_moves(5000 if q else 1_000_000), out)
     if "memory" in what:
         write("memory", bench_memory(200 if q else 40_000), out)
+    if "openspiel" in what:
+        write("openspiel", bench_openspiel(2000 if q else 20_000, 1 if q else 3), out)
     if "train" in what:
         from experiments.bench_train import bench_train
 

@@ -32,13 +32,13 @@ def raises(message: str):
 
 # -- names -----------------------------------------------------------------------------------
 
-KNOWN = "(known: random, greedy, heuristic, search, openspiel-ismcts, ppo:PATH)"
+KNOWN = "(known: random, greedy, heuristic, search, openspiel-ismcts, ppo:PATH, openspiel-dqn:PATH)"
 
 
 def test_unknown_name_lists_every_known_form() -> None:
     """The known names include the loader forms (``ppo:PATH``)."""
     assert known_agents() == ["random", "greedy", "heuristic", "search", "openspiel-ismcts",
-                              "ppo:PATH"]
+                              "ppo:PATH", "openspiel-dqn:PATH"]
     with raises(f"unknown agent 'nobody' {KNOWN}"):
         make_agent("nobody")
     with raises(f"unknown agent 'heuristc' {KNOWN}; did you mean 'heuristic'?"):

@@ -74,3 +74,17 @@ def test_unknown_benchmark_message(capsys):
         bench.parse_args(["engine", "engnie"])
     assert "unknown benchmark 'engnie': expected some of engine, env, moves, memory, train, " \
         "all" in capsys.readouterr().err
+
+
+def test_bench_openspiel_rows():
+    """Random play through the OpenSpiel game beside the PettingZoo env (issue 19)."""
+    pytest.importorskip("pyspiel")
+    from experiments.bench import bench_openspiel
+
+    rows = bench_openspiel(steps=300, repeats=1, variants=("casino",))
+    assert [r["env"] for r in rows] == ["openspiel actions",
+                                        "openspiel actions + info-state tensor",
+                                        "pettingzoo env() compose",
+                                        "pettingzoo raw_env() compose"]
+    assert all(r["variant"] == "casino 2p" and r["steps_per_s"] > 0 for r in rows)
+    assert rows[2]["vs_pettingzoo_env"] == 1.0

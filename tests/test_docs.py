@@ -31,7 +31,7 @@ def test_ci_runs_the_readme_test_command():
     ci = (ROOT / ".ci" / "run").read_text()
     assert test_command in ci.splitlines()
     assert "torch==2.13.0" in ci  # the CPU build from local disk, installed first
-    assert ci.index("torch==2.13.0") < ci.index('-e ".[train,dev,rllib]"')
+    assert ci.index("torch==2.13.0") < ci.index('-e ".[train,dev,rllib,openspiel]"')
 
 
 def test_generated_blocks_are_up_to_date():
@@ -91,7 +91,7 @@ def test_readme_is_for_users_and_links_the_experiment_record():
     readme = (ROOT / "README.md").read_text()
     headings = re.findall(r"^## (.+)$", readme, re.M)
     assert headings == ["Variants", "Quickstart", "Play, watch, record",
-                        "Gymnasium and Stable-Baselines3", "Ray RLlib", "Agents",
+                        "Gymnasium and Stable-Baselines3", "Ray RLlib", "OpenSpiel", "Agents",
                         "Cloned baselines", "Speed", "Reproducing the results",
                         "Documentation"]
     assert "Trained baselines" not in readme
