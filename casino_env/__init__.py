@@ -3,6 +3,10 @@
 ``casino_env.env(...)`` / ``casino_env.raw_env(...)`` make the AEC environment;
 ``gymnasium.make("casino_env/Royal-v0", opponent="heuristic")`` the single-agent one. Both are
 imported lazily, so ``import casino_env.engine`` never imports gymnasium or pettingzoo.
+
+The engine knows nothing above it: Jupyter's picture of a ``State`` (``_repr_html_``) is
+attached here, by the layer that owns the pictures, and ``casino_env.picture`` is imported
+only when a state is first shown.
 """
 
 from __future__ import annotations
@@ -29,6 +33,20 @@ def __getattr__(name: str):
 
         return register_envs
     raise AttributeError(f"module 'casino_env' has no attribute {name!r}")
+
+
+def _state_repr_html(state) -> str:
+    """An SVG picture of the whole state (every hand face up), for Jupyter."""
+    from .picture import state_svg
+
+    return state_svg(state)
+
+
+def _attach_state_repr() -> None:
+    """Give the engine's State its Jupyter picture (the engine does not import pictures)."""
+    from .engine.state import State
+
+    State._repr_html_ = _state_repr_html
 
 
 def _register() -> None:
@@ -59,6 +77,8 @@ class _RegisterAfterGymnasium(importlib.abc.MetaPathFinder, importlib.abc.Loader
         self._loader.exec_module(module)
         _register()
 
+
+_attach_state_repr()
 
 if "gymnasium" in sys.modules:
     _register()

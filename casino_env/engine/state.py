@@ -269,12 +269,6 @@ class State:
 
         return describe_state(self)
 
-    def _repr_html_(self) -> str:
-        """An SVG picture of the whole state (every hand face up), for Jupyter."""
-        from ..picture import state_svg
-
-        return state_svg(self)
-
 
 _FIELDS = State.__slots__[:-2]
 
