@@ -12,7 +12,8 @@ face up. The picture's size depends only on the number of players (``picture_siz
 episode's frames all have one shape.
 
 Only ``state_image``/``state_array`` need Pillow and numpy, imported when called; the SVG side
-is pure Python, so ``State._repr_html_`` keeps the engine free of heavy imports.
+is pure Python, so Jupyter's picture of a state (``State._repr_html_``, which ``casino_env``
+attaches to the engine's State and which imports this module on first use) needs neither.
 """
 
 from __future__ import annotations
