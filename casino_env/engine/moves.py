@@ -289,7 +289,7 @@ def _may_trail(r: Rules, owned: list, rest: int, same_rank: int) -> bool:
 def playable_cards(st, made: dict | None = None) -> list[int]:
     """The hand cards of the seat to move that have at least one legal move, in id order
     (exact: a card that cannot trail is checked by generating its moves, which are stored in
-    ``made`` by card if given). Not for multi-card play (V-hun-multi)."""
+    ``made`` by card if given). Not for multi-card play (V-hun-play)."""
     r = st.rules
     if r.multi_play:
         raise ValueError("playable_cards: the rules let several cards be played at once")
@@ -462,14 +462,14 @@ def _builds(out: list, r: Rules, st, table: Items, c: int, cv: int, V: int, vb, 
     append = out.append
     new = object.__new__
     # A set holding the played card (alone, or with items) plus further sets of V; it joins
-    # the V-build if there is one (C-build, C-build-extend, C-one-per-value).
+    # the build of value V if there is one (C-build, C-build-extend, C-one-per-value).
     joins = vb is not None
     raisable = [b for b in st.builds if not b.multiple and b.value + cv <= V]
-    # The collections are distinct, so a taken set can repeat only when the V-build is also
+    # The collections are distinct, so a taken set can repeat only when the build of V is also
     # an item (V-build-as-card); ``made`` is otherwise kept only for the raises below.
     track = bool(raisable) or (joins and r.build_as_card)
     for lm, single in table.with_card(cv, V):
-        tm = lm | vcards  # (V-build-as-card: the V-build may also be an item of lm)
+        tm = lm | vcards  # (V-build-as-card: the build of V may also be an item of lm)
         if not tm or (ok is not None and not ok(tm)):
             continue  # the card alone is a trail, not a build
         if track:
