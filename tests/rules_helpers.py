@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 import pytest
 
 from casino_env.engine import IllegalMoveError, Move, State, apply_move, legal_moves
+from casino_env.engine.cards import Deck
 
 RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
 DECK = [r + s for r in RANKS for s in "SHDC"]
@@ -64,7 +65,14 @@ def rule_of(st: State, move: Move | str) -> str | None:
     return exc.value.rule
 
 
-def end_hand(piles: list, scores: Iterable[int], *, variant: str, last: str = "3H",
+def mover(st: State) -> tuple[Deck, int, list[str], list[str]]:
+    """(deck, seat, hand) of the seat to move, and the cards of the deck not in that hand."""
+    deck, seat = st.rules.deck, st.current
+    hand = st.hand(seat)
+    return deck, seat, hand, [c for c in deck.names if c not in hand]
+
+
+def end_hand(piles: list, scores: Iterable[int], *, variant: str = "casino", last: str = "3H",
              last_capturer: int = 0, table: Iterable = (), rules: dict | None = None,
              sweeps: Iterable[int] | None = None, events: list | None = None, seed: int = 7,
              partnerships: bool | None = None) -> State:

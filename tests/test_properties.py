@@ -23,6 +23,7 @@ from itertools import combinations
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hst
+from rules_helpers import mover
 
 from casino_env.engine import (
     IllegalMoveError,
@@ -506,10 +507,7 @@ def check_illegal_probes(st: State, moves: list[Move], rng: random.Random) -> No
     """A few random moves that are not listed raise IllegalMoveError naming a rule."""
     if st.game_over:
         return
-    deck = st.rules.deck
-    seat = st.current
-    hand = st.hand(seat)
-    elsewhere = [c for c in deck.names if c not in hand]
+    deck, seat, hand, elsewhere = mover(st)
     listed = {move_key(m) for m in moves}
     captures = {(m.played, m.taken) for m in moves if m.kind == "capture"}
     before = snapshot(st)

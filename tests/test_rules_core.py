@@ -7,52 +7,11 @@ exactly through ``str(move)``. Seed examples are pagat's classic Casino page (se
 from __future__ import annotations
 
 import pytest
+from rules_helpers import DECK, PLAIN, SPADES, build, end_hand, mk, moves, rule_of
 
-from casino_env.engine import (
-    IllegalMoveError,
-    Move,
-    State,
-    apply_move,
-    legal_moves,
-    new_game,
-    parse_move,
-)
+from casino_env.engine import Move, State, apply_move, legal_moves, new_game, parse_move
 
-# -- helpers ------------------------------------------------------------------------------------
-
-RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
-DECK = [r + s for r in RANKS for s in "SHDC"]
-SPADES = [r + "S" for r in RANKS]
-# Cards that score nothing by themselves: no spade, no ace, not the 10D (35 cards).
-PLAIN = [r + s for s in "HDC" for r in RANKS[1:] if r + s != "10D"]
-
-
-def mk(hands, table=(), variant="casino", **kw) -> State:
-    """A state from a spec; ``players`` is the number of hands."""
-    spec = {"variant": variant, "players": len(hands), "hands": [list(h) for h in hands],
-            "table": list(table)}
-    spec.update(kw)
-    return State.from_spec(spec)
-
-
-def build(cards, value, owner, multiple=None) -> dict:
-    b = {"cards": list(cards), "value": value, "owner": owner}
-    if multiple is not None:
-        b["multiple"] = multiple
-    return b
-
-
-def moves(st: State, card: str | None = None) -> set[str]:
-    """The legal moves as strings (only those playing ``card`` if given)."""
-    return {str(m) for m in legal_moves(st) if card is None or m.played == (card,)}
-
-
-def rule_of(st: State, move) -> str | None:
-    """The rule id an illegal move breaks (fails the test if the move is legal)."""
-    with pytest.raises(IllegalMoveError) as exc:
-        apply_move(st, move)
-    return exc.value.rule
-
+# -- helpers (the shared ones are in tests/rules_helpers.py) --------------------------------------
 
 def layout(sides, hold=()) -> list[list[str]]:
     """Capture piles per side. ``sides``: (count or None, special cards) per side; the rest of
@@ -69,26 +28,6 @@ def layout(sides, hold=()) -> list[list[str]]:
         pool = pool[need:]
     assert not pool or all(count is not None for count, _ in sides)
     return piles
-
-
-def end_hand(piles, scores, *, variant="casino", last="3H", last_capturer=0, table=(),
-             rules=None, sweeps=None, seed=7, partnerships=None) -> State:
-    """The state after the last card of the hand (held by the dealer, the last seat) trails;
-    the residue (``table`` plus ``last``) goes to ``last_capturer``'s side."""
-    players = 4 if partnerships else (len(piles) if len(piles) > 1 else 2)
-    hands = [[] for _ in range(players)]
-    hands[-1] = [last]
-    spec = {"variant": variant, "players": players, "dealer": players - 1,
-            "current": players - 1, "hands": hands, "table": list(table), "stock": [],
-            "piles": piles, "scores": list(scores), "last_capturer": last_capturer,
-            "seed": seed}
-    if rules:
-        spec["rules"] = rules
-    if sweeps is not None:
-        spec["sweeps"] = list(sweeps)
-    if partnerships is not None:
-        spec["partnerships"] = partnerships
-    return apply_move(State.from_spec(spec), f"{last} trails")
 
 
 def all_cards(st: State) -> list[str]:

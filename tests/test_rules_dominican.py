@@ -7,41 +7,18 @@ V-soto and V-partner-build. Seeds: pagat's Royal Casino page (000/002).
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
+from rules_helpers import PLAIN, SCORING, SPADES, build, mk_for, moves, rule_of
+from rules_helpers import end_hand as rules_end_hand
 
-from casino_env.engine import IllegalMoveError, State, apply_move, legal_moves, new_game
+from casino_env.engine import State, apply_move, new_game
 
-# -- helpers ------------------------------------------------------------------------------------
+# -- helpers (the shared ones are in tests/rules_helpers.py) --------------------------------------
 
-RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
-DECK = [r + s for r in RANKS for s in "SHDC"]
-SPADES = [r + "S" for r in RANKS]
-PLAIN = [r + s for s in "HDC" for r in RANKS[1:] if r + s != "10D"]
-SCORING = SPADES + ["AH", "AD", "AC", "10D"]
-
-
-def mk(hands, table=(), variant="dominican", **kw) -> State:
-    spec = {"variant": variant, "players": len(hands), "hands": [list(h) for h in hands],
-            "table": list(table)}
-    spec.update(kw)
-    return State.from_spec(spec)
-
-
-def build(cards, value, owner, multiple=None) -> dict:
-    b = {"cards": list(cards), "value": value, "owner": owner}
-    if multiple is not None:
-        b["multiple"] = multiple
-    return b
-
-
-def moves(st: State, card: str | None = None) -> set[str]:
-    return {str(m) for m in legal_moves(st) if card is None or m.played == (card,)}
-
-
-def rule_of(st: State, move) -> str | None:
-    with pytest.raises(IllegalMoveError) as exc:
-        apply_move(st, move)
-    return exc.value.rule
+mk = mk_for("dominican")
+end_hand = partial(rules_end_hand, variant="dominican")
 
 
 def piles_of(sides, hold=("3H",)) -> list[list[str]]:
@@ -62,24 +39,6 @@ def piles_of(sides, hold=("3H",)) -> list[list[str]]:
 def two(count0: int, special0, hold=("3H",)) -> list[list[str]]:
     """Two piles: side 0 ``count0`` cards with ``special0``, side 1 the rest."""
     return piles_of([(count0, special0)], hold)
-
-
-def end_hand(piles, scores, *, last="3H", last_capturer=0, rules=None, sweeps=None,
-             seed=7) -> State:
-    """The state after the dealer (last seat) trails the hand's last card; the residue goes
-    to ``last_capturer``'s side."""
-    players = len(piles)
-    hands = [[] for _ in range(players)]
-    hands[-1] = [last]
-    spec = {"variant": "dominican", "players": players, "dealer": players - 1,
-            "current": players - 1, "hands": hands, "table": [], "stock": [],
-            "piles": piles, "scores": list(scores), "last_capturer": last_capturer,
-            "seed": seed}
-    if rules:
-        spec["rules"] = rules
-    if sweeps is not None:
-        spec["sweeps"] = list(sweeps)
-    return apply_move(State.from_spec(spec), f"{last} trails")
 
 
 # -- V-dom-trail ----------------------------------------------------------------------------------

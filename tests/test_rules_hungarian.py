@@ -8,10 +8,14 @@ Casino" (seed 000), and docs/rules.md "Hungarian".
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
+from rules_helpers import DECK, PLAIN, SPADES, mk_for, moves, rule_of
+from rules_helpers import end_hand as rules_end_hand
+from rules_helpers import full as rules_full
 
 from casino_env.engine import (
-    IllegalMoveError,
     Move,
     State,
     apply_move,
@@ -20,29 +24,12 @@ from casino_env.engine import (
 )
 from casino_env.engine.view import PlayerView
 
-# -- helpers ------------------------------------------------------------------------------------
+# -- helpers (the shared ones are in tests/rules_helpers.py) --------------------------------------
 
-RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
-DECK = [r + s for r in RANKS for s in "SHDC"]
-SPADES = [r + "S" for r in RANKS]
-# Cards that score nothing by themselves: no spade, no ace, not the 10D (35 cards).
-PLAIN = [r + s for s in "HDC" for r in RANKS[1:] if r + s != "10D"]
 STOCK = ["8D", "8H", "10C", "JH", "JC", "QC"]  # a small stock: the hand goes on
-
-
-def mk(hands, table=(), **kw) -> State:
-    """A hungarian state from a spec; ``players`` is the number of hands."""
-    spec = {"variant": "hungarian", "players": len(hands), "hands": [list(h) for h in hands],
-            "table": list(table)}
-    spec.update(kw)
-    return State.from_spec(spec)
-
-
-def full(hands, table, piles, **kw) -> State:
-    """A state holding all 52 cards: those not in hands, table or piles make the stock."""
-    named = {c for h in hands for c in h} | set(table) | {c for p in piles for c in p}
-    stock = [c for c in DECK if c not in named]
-    return mk(hands, table, piles=[list(p) for p in piles], stock=stock, **kw)
+mk = mk_for("hungarian")
+full = partial(rules_full, variant="hungarian")
+end_hand = partial(rules_end_hand, variant="hungarian")
 
 
 def plain(n: int, avoid=()) -> list[str]:
@@ -50,28 +37,6 @@ def plain(n: int, avoid=()) -> list[str]:
     out = [c for c in PLAIN if c not in avoid][:n]
     assert len(out) == n
     return out
-
-
-def moves(st: State) -> set[str]:
-    return {str(m) for m in legal_moves(st)}
-
-
-def rule_of(st: State, move) -> str | None:
-    """The rule id an illegal move breaks (fails the test if the move is legal)."""
-    with pytest.raises(IllegalMoveError) as exc:
-        apply_move(st, move)
-    return exc.value.rule
-
-
-def end_hand(piles, scores, *, last="3H", last_capturer=0, rules=None, seed=7) -> State:
-    """The state after the dealer (seat 1) trails the hand's last card; the residue goes to
-    ``last_capturer``."""
-    spec = {"variant": "hungarian", "players": 2, "dealer": 1, "current": 1,
-            "hands": [[], [last]], "table": [], "stock": [], "piles": piles,
-            "scores": list(scores), "last_capturer": last_capturer, "seed": seed}
-    if rules:
-        spec["rules"] = rules
-    return apply_move(State.from_spec(spec), f"{last} trails")
 
 
 def split_26(extra0=(), hold=("3H",)) -> list[list[str]]:

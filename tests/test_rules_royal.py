@@ -6,65 +6,18 @@ V-countout). Seed: pagat's Royal Casino page (seeds 000/002).
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
+from rules_helpers import SPADES, build, mk_for, moves, rule_of, split
+from rules_helpers import end_hand as rules_end_hand
 
-from casino_env.engine import IllegalMoveError, Move, State, apply_move, legal_moves
+from casino_env.engine import Move, apply_move, legal_moves
 
-# -- helpers ------------------------------------------------------------------------------------
+# -- helpers (the shared ones are in tests/rules_helpers.py) --------------------------------------
 
-RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
-DECK = [r + s for r in RANKS for s in "SHDC"]
-SPADES = [r + "S" for r in RANKS]
-PLAIN = [r + s for s in "HDC" for r in RANKS[1:] if r + s != "10D"]
-SCORING = SPADES + ["AH", "AD", "AC", "10D"]
-
-
-def mk(hands, table=(), variant="royal", **kw) -> State:
-    spec = {"variant": variant, "players": len(hands), "hands": [list(h) for h in hands],
-            "table": list(table)}
-    spec.update(kw)
-    return State.from_spec(spec)
-
-
-def build(cards, value, owner, multiple=None) -> dict:
-    b = {"cards": list(cards), "value": value, "owner": owner}
-    if multiple is not None:
-        b["multiple"] = multiple
-    return b
-
-
-def moves(st: State, card: str | None = None) -> set[str]:
-    return {str(m) for m in legal_moves(st) if card is None or m.played == (card,)}
-
-
-def rule_of(st: State, move) -> str | None:
-    with pytest.raises(IllegalMoveError) as exc:
-        apply_move(st, move)
-    return exc.value.rule
-
-
-def two_piles(count0: int, special0, hold=("3H",)) -> list[list[str]]:
-    """Two capture piles of all 52 cards but ``hold``: side 0 has ``special0`` and plain
-    fillers up to ``count0`` cards; side 1 has every other card."""
-    special1 = [c for c in SCORING if c not in special0 and c not in hold]
-    pool = [c for c in PLAIN if c not in hold and c not in special0]
-    need = count0 - len(special0)
-    assert need >= 0
-    return [list(special0) + pool[:need], special1 + pool[need:]]
-
-
-def end_hand(piles, scores, *, variant="royal", last="3H", last_capturer=0, rules=None,
-             sweeps=None, seed=7) -> State:
-    """The state after the dealer (seat 1) trails the hand's last card; the residue goes to
-    ``last_capturer``."""
-    spec = {"variant": variant, "players": 2, "dealer": 1, "current": 1,
-            "hands": [[], [last]], "table": [], "stock": [], "piles": piles,
-            "scores": list(scores), "last_capturer": last_capturer, "seed": seed}
-    if rules:
-        spec["rules"] = rules
-    if sweeps is not None:
-        spec["sweeps"] = list(sweeps)
-    return apply_move(State.from_spec(spec), f"{last} trails")
+mk = mk_for("royal")
+end_hand = partial(rules_end_hand, variant="royal")
 
 
 # -- C-deck: Royal values -----------------------------------------------------------------------
@@ -209,7 +162,7 @@ def test_c_sweep_royal_on_scores_one_each_never_cancelled():
 
 def test_c_sweep_royal_points_at_end_of_hand():
     """C-sweep / C-score (Royal with sweeps): uncancelled sweeps of both sides score."""
-    piles = two_piles(27, [])  # side 0 most cards only
+    piles = split(27, [])  # side 0 most cards only
     st = end_hand(piles, [0, 0], rules={"sweeps": True}, sweeps=[2, 3])
     assert st.hand_points == [3 + 2, 8 + 3]
     assert sum(st.hand_points) == 11 + 5
@@ -220,7 +173,7 @@ def test_c_sweep_royal_points_at_end_of_hand():
 def test_v_countout_cards_counted_first():
     """V-countout: both reach 21 in one hand; points are counted cards first, so the side at
     18 taking most cards wins although the other ends higher."""
-    piles = two_piles(27, [])  # side 0: 28 cards; side 1: every other point (8)
+    piles = split(27, [])  # side 0: 28 cards; side 1: every other point (8)
     st = end_hand(piles, [18, 19])
     assert st.hand_points == [3, 8]
     assert st.scores == [21, 27]
@@ -229,7 +182,7 @@ def test_v_countout_cards_counted_first():
 
 def test_v_countout_off_higher_total_wins():
     """V-countout off (C-game): the same hand goes to the higher total."""
-    piles = two_piles(27, [])
+    piles = split(27, [])
     st = end_hand(piles, [18, 19], rules={"countout": False})
     assert st.scores == [21, 27]
     assert st.game_over and st.winner == 1
@@ -244,7 +197,7 @@ def test_v_countout_aces_in_order_spades_clubs_hearts_diamonds(aces0, aces1, win
     """V-countout: cards, spades, 10D, 2S, then aces in the order S C H D; the first side to
     the target wins. From 17-15: side 1 cards (18) and 2S (19); side 0 spades and 10D (20)."""
     special0 = SPADES[2:9] + ["10D"] + aces0  # 7 spades: 3S..9S
-    piles = two_piles(10, special0)
+    piles = split(10, special0)
     assert "2S" in piles[1] and all(a in piles[1] for a in aces1)
     st = end_hand(piles, [17, 15])
     assert st.hand_points == [1 + 2 + len(aces0), 3 + 1 + len(aces1)]
@@ -255,7 +208,7 @@ def test_v_countout_differs_from_totals():
     """V-countout: the count-out winner can have the lower total (21 v 22); without
     count-out the higher total wins."""
     special0 = SPADES[2:9] + ["10D", "AC"]
-    piles = two_piles(10, special0)
+    piles = split(10, special0)
     st = end_hand(piles, [17, 15])
     assert st.scores == [21, 22] and st.winner == 0
     st = end_hand(piles, [17, 15], rules={"countout": False})
@@ -268,7 +221,7 @@ def test_v_countout_sweeps_last():
     # side 0: cards, spades, 10D, 2S, AS -> 12 + 8 = 20, + 1 sweep = 21;
     # side 1: AH AD AC -> 15 + 3 = 18, + 3 sweeps = 21.
     special0 = SPADES + ["10D"]
-    piles = two_piles(30, special0)
+    piles = split(30, special0)
     st = end_hand(piles, [12, 15], rules={"sweeps": True}, sweeps=[1, 3])
     assert st.hand_points == [3 + 1 + 2 + 1 + 1 + 1, 3 + 3]
     assert st.scores == [21, 21]
@@ -278,7 +231,7 @@ def test_v_countout_sweeps_last():
 def test_v_countout_equal_sweeps_play_another_hand():
     """V-countout: if the sweeps are equal too, another hand is played."""
     special0 = SPADES + ["10D"]
-    piles = two_piles(30, special0)
+    piles = split(30, special0)
     st = end_hand(piles, [11, 16], rules={"sweeps": True}, sweeps=[2, 2])
     assert st.scores == [21, 21]
     assert not st.game_over and st.winner is None
@@ -287,7 +240,7 @@ def test_v_countout_equal_sweeps_play_another_hand():
 def test_v_countout_not_in_tie_break_hand():
     """V-countout (decision): when the hand began with sides at the target (a tie-break
     hand), the higher total wins."""
-    piles = two_piles(27, [])
+    piles = split(27, [])
     st = end_hand(piles, [21, 21])
     assert st.scores == [24, 29]
     assert st.game_over and st.winner == 1
@@ -295,7 +248,7 @@ def test_v_countout_not_in_tie_break_hand():
 
 def test_v_countout_single_side_reaching_wins():
     """V-countout / C-game: only one side reaches the target: it wins."""
-    piles = two_piles(27, [])
+    piles = split(27, [])
     st = end_hand(piles, [18, 5])
     assert st.scores == [21, 13]
     assert st.game_over and st.winner == 0

@@ -9,64 +9,18 @@ each sweep (wip) 1, target 21). Seed: pagat's classic Casino page, "Variations" 
 from __future__ import annotations
 
 import pytest
+from rules_helpers import DECK, SPADES, end_hand, mk_for, moves, split
 
 from casino_env.engine import (
-    IllegalMoveError,
-    State,
     apply_move,
     describe_variant,
-    legal_moves,
     new_game,
 )
 
-# -- helpers ------------------------------------------------------------------------------------
+# -- helpers (the shared ones are in tests/rules_helpers.py) --------------------------------------
 
-RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
-DECK = [r + s for r in RANKS for s in "SHDC"]
-SPADES = [r + "S" for r in RANKS]
-PLAIN = [r + s for s in "HDC" for r in RANKS[1:] if r + s != "10D"]
 STOCK = ["8H", "8D", "6C", "9H", "9D", "9C", "JH", "JD"]  # a small stock: the hand goes on
-
-
-def mk(hands, table=(), variant="spade", **kw) -> State:
-    spec = {"variant": variant, "players": len(hands), "hands": [list(h) for h in hands],
-            "table": list(table)}
-    spec.update(kw)
-    return State.from_spec(spec)
-
-
-def moves(st: State) -> set[str]:
-    return {str(m) for m in legal_moves(st)}
-
-
-def rule_of(st: State, move) -> str | None:
-    with pytest.raises(IllegalMoveError) as exc:
-        apply_move(st, move)
-    return exc.value.rule
-
-
-def split(count0: int, special0, hold=("3H",)) -> list[list[str]]:
-    """Two piles of the 52 cards but ``hold``: side 0 has ``special0`` and plain cards up to
-    ``count0`` cards, side 1 every other card."""
-    pool = [c for c in PLAIN if c not in hold and c not in special0]
-    p0 = list(special0) + pool[:count0 - len(special0)]
-    assert len(p0) == count0
-    p1 = [c for c in DECK if c not in p0 and c not in hold]
-    return [p0, p1]
-
-
-def end_hand(piles, scores, *, variant, last="3H", last_capturer=0, rules=None,
-             sweeps=None, seed=7) -> State:
-    """The state after the dealer (seat 1) trails the hand's last card; the residue goes to
-    ``last_capturer``."""
-    spec = {"variant": variant, "players": 2, "dealer": 1, "current": 1,
-            "hands": [[], [last]], "table": [], "stock": [], "piles": piles,
-            "scores": list(scores), "last_capturer": last_capturer, "seed": seed}
-    if rules:
-        spec["rules"] = rules
-    if sweeps is not None:
-        spec["sweeps"] = list(sweeps)
-    return apply_move(State.from_spec(spec), f"{last} trails")
+mk = mk_for("spade")
 
 
 EVERYTHING = [[c for c in DECK if c != "3H"], []]

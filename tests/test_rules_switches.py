@@ -10,6 +10,7 @@ and which switch applies to which preset (docs/rules.md's switch table), plus
 from __future__ import annotations
 
 import pytest
+from rules_helpers import DECK, PLAIN, build, end_hand, full, mk, moves, rule_of, split
 
 from casino_env.engine import (
     IllegalMoveError,
@@ -21,71 +22,10 @@ from casino_env.engine import (
     new_game,
 )
 
-# -- helpers ------------------------------------------------------------------------------------
+# -- helpers (the shared ones are in tests/rules_helpers.py) --------------------------------------
 
-RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
-DECK = [r + s for r in RANKS for s in "SHDC"]
-SPADES = [r + "S" for r in RANKS]
-PLAIN = [r + s for s in "HDC" for r in RANKS[1:] if r + s != "10D"]
 PRESETS = ["casino", "royal", "dominican", "hungarian", "tuxedo", "spade", "wippen"]
 BUILDING = [p for p in PRESETS if p != "hungarian"]
-
-
-def mk(hands, table=(), variant="casino", **kw) -> State:
-    spec = {"variant": variant, "players": len(hands), "hands": [list(h) for h in hands],
-            "table": list(table)}
-    spec.update(kw)
-    return State.from_spec(spec)
-
-
-def full(hands, table, piles, variant="casino", **kw) -> State:
-    """A state holding all 52 cards: those not in hands, table or piles make the stock."""
-    named = {c for h in hands for c in h} | {c for p in piles for c in p}
-    for item in table:
-        named |= set(item["cards"]) if isinstance(item, dict) else {item}
-    stock = [c for c in DECK if c not in named]
-    return mk(hands, table, variant, piles=[list(p) for p in piles], stock=stock, **kw)
-
-
-def build(cards, value, owner, multiple=None) -> dict:
-    b = {"cards": list(cards), "value": value, "owner": owner}
-    if multiple is not None:
-        b["multiple"] = multiple
-    return b
-
-
-def moves(st: State, card: str | None = None) -> set[str]:
-    return {str(m) for m in legal_moves(st) if card is None or m.played == (card,)}
-
-
-def rule_of(st: State, move) -> str | None:
-    """The rule id an illegal move breaks (fails the test if the move is legal)."""
-    with pytest.raises(IllegalMoveError) as exc:
-        apply_move(st, move)
-    return exc.value.rule
-
-
-def split(count0: int, special0, hold=("3H",)) -> list[list[str]]:
-    """Two piles of the 52 cards but ``hold``: side 0 has ``special0`` and plain cards up to
-    ``count0`` cards, side 1 every other card."""
-    pool = [c for c in PLAIN if c not in hold and c not in special0]
-    p0 = list(special0) + pool[:count0 - len(special0)]
-    p1 = [c for c in DECK if c not in p0 and c not in hold]
-    return [p0, p1]
-
-
-def end_hand(piles, scores, *, variant="casino", last="3H", last_capturer=0, rules=None,
-             seed=7) -> State:
-    """The state after the dealer (seat 1) trails the hand's last card; the residue goes to
-    ``last_capturer``."""
-    spec = {"variant": variant, "players": 2, "dealer": 1, "current": 1,
-            "hands": [[], [last]], "table": [], "stock": [], "piles": piles,
-            "scores": list(scores), "last_capturer": last_capturer, "seed": seed}
-    if rules:
-        spec["rules"] = rules
-    return apply_move(State.from_spec(spec), f"{last} trails")
-
-
 STOCK = ["7D", "8D", "8C", "JH", "JD", "JC", "QD", "QC"]  # a small stock: the hand goes on
 LOOSE = {"build_loose": True}
 

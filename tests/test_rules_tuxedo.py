@@ -8,18 +8,16 @@ docs/rules.md "Tuxedo".
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
+from rules_helpers import end_hand as rules_end_hand
+from rules_helpers import mk_for, moves, rule_of
+from rules_helpers import split as rules_split
 
-from casino_env.engine import (
-    IllegalMoveError,
-    Move,
-    State,
-    apply_move,
-    legal_moves,
-    new_game,
-)
+from casino_env.engine import IllegalMoveError, Move, State, apply_move, legal_moves, new_game
 
-# -- helpers ------------------------------------------------------------------------------------
+# -- helpers (the shared ones are in tests/rules_helpers.py) --------------------------------------
 
 COLOURS = "RYGB"
 DECK = [f"{n}{c}" for n in range(1, 11) for c in COLOURS]
@@ -27,47 +25,9 @@ FIVES = [f"5{c}" for c in COLOURS]
 PLAIN = [c for c in DECK if not c.startswith("5")]  # 36 cards that score nothing alone
 STOCK = ["6R", "7R", "6Y", "10B"]  # a small stock: the hand goes on
 CALLS = {"orange_calls": True}
-
-
-def mk(hands, table=(), **kw) -> State:
-    """A tuxedo state from a spec; ``players`` is the number of hands."""
-    spec = {"variant": "tuxedo", "players": len(hands), "hands": [list(h) for h in hands],
-            "table": list(table)}
-    spec.update(kw)
-    return State.from_spec(spec)
-
-
-def moves(st: State, card: str | None = None) -> set[str]:
-    return {str(m) for m in legal_moves(st) if card is None or m.played == (card,)}
-
-
-def rule_of(st: State, move) -> str | None:
-    """The rule id an illegal move breaks (fails the test if the move is legal)."""
-    with pytest.raises(IllegalMoveError) as exc:
-        apply_move(st, move)
-    return exc.value.rule
-
-
-def end_hand(piles, scores, *, last="3G", last_capturer=0, events=None, rules=None,
-             seed=7) -> State:
-    """The state after the dealer (seat 1) trails the hand's last card; the residue goes to
-    ``last_capturer``."""
-    spec = {"variant": "tuxedo", "players": 2, "dealer": 1, "current": 1,
-            "hands": [[], [last]], "table": [], "stock": [], "piles": piles,
-            "scores": list(scores), "last_capturer": last_capturer, "seed": seed}
-    if events:
-        spec["events"] = events
-    if rules:
-        spec["rules"] = rules
-    return apply_move(State.from_spec(spec), f"{last} trails")
-
-
-def split(count0: int, fives0=(), hold=("3G",)) -> list[list[str]]:
-    """Two piles of the 40 cards but ``hold``: side 0 has ``fives0`` and plain cards up to
-    ``count0`` cards, side 1 every other card."""
-    p0 = list(fives0) + [c for c in PLAIN if c not in hold][:count0 - len(fives0)]
-    p1 = [c for c in DECK if c not in p0 and c not in hold]
-    return [p0, p1]
+mk = mk_for("tuxedo")
+end_hand = partial(rules_end_hand, variant="tuxedo", last="3G")
+split = partial(rules_split, hold=("3G",), deck=DECK, plain=PLAIN)  # (count0, fives0)
 
 
 def table_count(st: State) -> int:

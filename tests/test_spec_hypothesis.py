@@ -34,6 +34,7 @@ import os
 import pytest
 from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
+from rules_helpers import mover
 from test_properties import check_state  # the random-game checker (52 cards; casino/royal)
 
 from casino_env.engine import IllegalMoveError, Move, State, apply_move, legal_moves
@@ -567,10 +568,7 @@ def test_legal_moves_apply_and_others_are_refused(spec, data):
     check_moves(s)
     if s.game_over:
         return
-    deck = s.rules.deck
-    seat = s.current
-    hand = s.hand(seat)
-    elsewhere = [c for c in deck.names if c not in hand]
+    deck, seat, hand, elsewhere = mover(s)
     card = data.draw(st.sampled_from(elsewhere), label="card not in hand")
     expect_illegal(s, Move("trail", card), "C-turn", f"seat {seat} does not hold {card} ")
     expect_illegal(s, Move("capture", card, deck.strs(s.loose_mask)[:1]), "C-turn",
