@@ -257,6 +257,12 @@ class State:
     def __eq__(self, other: object) -> bool:
         return isinstance(other, State) and self._key() == other._key()
 
+    def __copy__(self) -> State:
+        return self  # never changed once made, so a copy is the state itself
+
+    def __deepcopy__(self, memo: dict) -> State:
+        return self  # (searches deep-copy their nodes thousands of times)
+
     def __hash__(self) -> int:
         return hash(self._key())
 
