@@ -7,26 +7,33 @@ everyone can see). In ``watch`` mode every seat is an agent and every hand is sh
 
 Moves are typed in the engine's notation (``7H captures 2C+5S``) or picked by number from the
 list of legal moves; a card alone lists the moves that play it. A wrong entry gets a message
-(an illegal move names the rule it breaks) and another try; ``quit`` or end of input stops.
+(an illegal move: the engine's message, which says why and names the rule it breaks) and
+another try; ``quit`` or end of input stops.
+
+Agents are named through the one agent registry or given as objects with ``act`` and
+``reset`` (``casino_env.players``): this module imports nothing above the env layer.
 """
 
 from __future__ import annotations
 
+import errno
+import math
 import random
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import IO, Any
 
-from rich.columns import Columns
 from rich.console import Console
 from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from .cli import WATCH_DELAY, OptionError
 from .engine import IllegalMoveError, Move, State, apply_move, legal_moves, new_game, parse_move
 from .engine.view import PlayerView
+from .players import resolve
 
 QUIT = ("q", "quit", "exit")
 HELP = ("h", "help", "?")
@@ -44,6 +51,15 @@ help (h, ?) shows this, quit (q) ends the game."""
 
 STANDARD_STYLES = ("bold", "bold red", "bold red", "bold")
 ROOK_STYLES = ("bold red", "bold yellow", "bold green", "bold")
+
+
+class _Console(Console):
+    """rich's Console, except that a closed pipe (``casino-env play --watch | head``) raises
+    BrokenPipeError for the command to end quietly, as it does for the other commands."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError(errno.EPIPE, "Broken pipe")
 
 
 def card_text(deck: Any, cid: int) -> Text:
@@ -142,11 +158,38 @@ def board(state: State, viewer: int | None = None, labels: Sequence[str] | None 
     return Panel(grid, title=escape(title), title_align="left", expand=False)
 
 
-def moves_list(moves: Sequence[Move]) -> Columns:
-    """The legal moves, numbered from 1, in columns."""
-    width = len(str(len(moves)))
-    return Columns([Text(f"{i:>{width}}. {m}") for i, m in enumerate(moves, 1)],
-                   padding=(0, 3), column_first=True)
+class MovesList:
+    """The legal moves, numbered from 1, read row by row (1 2 3 on the first row, 4 5 6 on
+    the next) in columns of one width, that of the widest entry: as many columns as the
+    console's width takes (a rich renderable)."""
+
+    gap = 3
+
+    def __init__(self, moves: Sequence[Move]) -> None:
+        width = len(str(len(moves)))
+        self.labels = [f"{i:>{width}}. {m}" for i, m in enumerate(moves, 1)]
+
+    def __rich_console__(self, console: Console, options: Any) -> Iterator[Text]:
+        cell = max((len(x) for x in self.labels), default=0)
+        columns = max(1, (options.max_width + self.gap) // (cell + self.gap))
+        for first in range(0, len(self.labels), columns):
+            row = self.labels[first:first + columns]
+            yield Text((" " * self.gap).join(x.ljust(cell) for x in row).rstrip())
+
+
+def moves_list(moves: Sequence[Move]) -> MovesList:
+    """The legal moves, numbered from 1, row by row in columns of one width."""
+    return MovesList(moves)
+
+
+def illegal_text(err: IllegalMoveError) -> str:
+    """What to tell a person whose move the engine refused: the engine's own message (it
+    says what is wrong and why), once, with the rule id it breaks if the message lacks it."""
+    text = str(err)
+    rule = getattr(err, "rule", None)
+    if rule and rule not in text:
+        text += f" ({rule})"
+    return text
 
 
 class _Quit(Exception):
@@ -257,7 +300,7 @@ class Session:
             move = parse_move(entry, st)
             return move, apply_move(st, move)
         except IllegalMoveError as e:
-            return f"Not allowed: {e}"
+            return illegal_text(e)
         except ValueError as e:
             return f"{e}."
 
@@ -328,9 +371,36 @@ def parse_agents(opponent: str, players: int, human: int | None) -> list[str]:
     if len(names) == 1:
         names = names * len(seats)
     if len(names) != len(seats):
-        raise ValueError(f"--opponent: give one agent name or {len(seats)} comma-separated "
-                         f"names (one per agent seat), got {len(names)}")
+        raise OptionError("--opponent", f"give one agent name or {len(seats)} "
+                          f"comma-separated names (one per agent seat), got {len(names)}")
     return names
+
+
+def _is_tty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
+def _who(state: State, labels: Sequence[str], human: int | None) -> str:
+    """Who plays, for the opening line: partners and opponents seen from the person's seat,
+    or every seat (grouped by side in a partnership game) when watching."""
+    r = state.rules
+    seat = [f"seat {s} ({labels[s]})" for s in range(r.players)]
+    if human is None:
+        if not r.partnerships:
+            return "watching " + ", ".join(seat)
+        sides = [" + ".join(seat[s] for s in range(r.players) if r.side(s) == side)
+                 for side in range(r.sides)]
+        return "watching " + " v ".join(f"side {i}: {w}" for i, w in enumerate(sides))
+    mine = r.side(human)
+    partners = [seat[s] for s in range(r.players) if s != human and r.side(s) == mine]
+    others = [seat[s] for s in range(r.players) if r.side(s) != mine]
+    text = f"you are seat {human} (side {mine})"
+    if partners:
+        text += " with partner" + ("s " if len(partners) > 1 else " ") + ", ".join(partners) + ","
+    return text + " against " + ", ".join(others)
 
 
 def make_session(variant: str = "casino", players: int = 2, opponent: str = "heuristic",
@@ -338,13 +408,15 @@ def make_session(variant: str = "casino", players: int = 2, opponent: str = "heu
                  partnerships: bool | None = None, record: str | None = None,
                  switches: dict | None = None, input: IO[str] | None = None,  # noqa: A002
                  output: IO[str] | None = None, width: int | None = None,
-                 color: bool | None = None, delay: float = 0.0) -> Session:
-    """Set up a terminal game (see ``play_terminal``); a bad setting raises ValueError (and
-    an unwritable record file OSError) before anything is printed."""
-    from agents import make_agent
-
+                 color: bool | None = None, delay: float | None = None) -> Session:
+    """Set up a terminal game (see ``play_terminal``); a bad setting raises ValueError before
+    anything is printed: OptionError (naming ``--opponent`` or ``--record``) for an agent
+    that cannot be made or a record file that cannot be written."""
     from .records import GameRecorder, agent_seed_for
 
+    if delay is not None and (isinstance(delay, bool) or not isinstance(delay, (int, float))
+                              or not math.isfinite(delay) or delay < 0):
+        raise ValueError(f"delay must be seconds >= 0 (0 for no pauses), got {delay!r}")
     if seed is None:
         seed = random.SystemRandom().randrange(2**31)
     human = None if watch else seat
@@ -366,30 +438,34 @@ def make_session(variant: str = "casino", players: int = 2, opponent: str = "heu
             continue
         name = next(it)
         aseed = agent_seed_for(seed, s)
-        agents[s] = make_agent(name, seed=aseed)
+        try:  # the registry names the problem (unknown name or option, a missing model)
+            agents[s] = resolve(name, seed=aseed, rules=state.rules)
+        except (ValueError, TypeError, OSError) as e:
+            message = str(e) if name in str(e) else f"{name!r}: {e}"
+            raise OptionError("--opponent", message) from None
         labels.append(name)
         seeds.append(aseed)
         agent_names.append(name)
     interactive = input is None and sys.stdin.isatty()
     in_stream = None if interactive else (input if input is not None else sys.stdin)
-    console = Console(file=output if output is not None else sys.stdout, width=width,
+    console = _Console(file=output if output is not None else sys.stdout, width=width,
                       force_terminal=color if color else None, no_color=color is False,
                       highlight=False, emoji=False)
     if width is None and not console.is_terminal:
         console.width = 100  # a transcript (a file, a pipe): wide enough for the help
+    if delay is None:  # a pace a person can follow when watching on a terminal
+        delay = WATCH_DELAY if watch and _is_tty(console.file) else 0.0
     recorder = None
     if record:
-        recorder = GameRecorder(record, state, agent_names, seeds, seed,
-                                {"command": "watch" if watch else "play"})
-    r = state.rules
-    if watch:
-        who = ", ".join(f"seat {s} ({labels[s]})" for s in range(players))
-        intro = [f"== {variant}, {players} players, seed {seed}: watching {who} =="]
-    else:
-        others = ", ".join(f"seat {s} ({labels[s]})" for s in range(players) if s != human)
-        intro = [f"== {variant}, {players} players, seed {seed}: you are seat {human} "
-                 f"(side {r.side(human)}) against {others} ==",
-                 "Type a move's number or the move itself; 'help' explains, 'quit' ends."]
+        try:
+            recorder = GameRecorder(record, state, agent_names, seeds, seed,
+                                    {"command": "watch" if watch else "play"})
+        except OSError as e:
+            raise OptionError("--record", f"cannot write {record}: {e.strerror or e}") \
+                from None
+    intro = [f"== {variant}, {players} players, seed {seed}: {_who(state, labels, human)} =="]
+    if not watch:
+        intro.append("Type a move's number or the move itself; 'help' explains, 'quit' ends.")
     session = Session(state, agents, labels, human, console, in_stream, recorder, delay,
                       echo=not interactive)
     session.intro = intro
@@ -401,7 +477,7 @@ def play_terminal(variant: str = "casino", players: int = 2, opponent: str = "he
                   partnerships: bool | None = None, record: str | None = None,
                   switches: dict | None = None, input: IO[str] | None = None,  # noqa: A002
                   output: IO[str] | None = None, width: int | None = None,
-                  color: bool | None = None, delay: float = 0.0) -> State:
+                  color: bool | None = None, delay: float | None = None) -> State:
     """Play one game in the terminal and return its last state.
 
     A person in ``seat`` plays against agents (``opponent``: an agent name, or names per
@@ -409,6 +485,7 @@ def play_terminal(variant: str = "casino", players: int = 2, opponent: str = "he
     ``output`` default to the terminal; with a given ``input`` stream the entries are echoed
     so that the output reads as a transcript. ``record``: write the game's record there
     (``casino_env.records``). ``seed=None`` draws a seed and prints it. ``delay``: seconds
-    to pause after each agent move."""
+    to pause after each agent move (None: ``WATCH_DELAY`` when watching on a terminal, else
+    no pause; 0: no pause)."""
     return make_session(variant, players, opponent, seat, seed, watch, partnerships, record,
                         switches, input, output, width, color, delay).run()

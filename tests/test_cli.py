@@ -14,6 +14,7 @@ import subprocess
 import sys
 
 import pytest
+from cli_helpers import run_into_closed_pipe
 
 from casino_env import cli
 from casino_env.engine import apply_move, new_game, parse_move
@@ -132,7 +133,12 @@ def test_different_seeds_print_different_games():
     (["demo", "--players", "7"], r"players=7 is not allowed"),
     (["demo", "--players", "1"], r"players=1 is not allowed"),
     (["demo", "--players", "2", "--partnerships"], r"partnerships need 4 players"),
-    (["demo", "--seed", "abc"], r"invalid int value: 'abc'"),
+    (["demo", "--seed", "abc"], r"argument --seed: invalid seed 'abc': expected an integer >= 0"),
+    # seeds are integers >= 0 everywhere (issue 16 item 8): -5 was the same game as 5
+    (["demo", "--seed", "-5"], r"argument --seed: invalid seed -5: expected an integer >= 0"),
+    (["play", "--seed", "-1"], r"argument --seed: invalid seed -1: expected an integer >= 0"),
+    (["play", "--delay", "-1"], r"argument --delay: invalid delay '-1': expected seconds >= 0"),
+    (["play", "--delay", "nan"], r"argument --delay: invalid delay 'nan'"),
     (["deal"], r"invalid choice: 'deal'"),
 ])
 def test_bad_arguments(args, message):
@@ -142,6 +148,7 @@ def test_bad_arguments(args, message):
     assert re.search(message, out.stderr), out.stderr
     assert "Traceback" not in out.stderr
     assert "final scores" not in out.stdout
+    assert "--record" not in out.stderr.splitlines()[-1]  # errors are labelled by their cause
 
 
 @pytest.mark.parametrize(("variant", "players", "partnerships", "seed"),
@@ -189,3 +196,85 @@ def test_demo_reports_a_hand_without_points():
     buf = io.StringIO()
     cli.demo("dominican", 2, 117, quiet=False, out=buf)
     replay(buf.getvalue(), "dominican", 2, False, 117)
+
+
+# -- console behaviour (issue 16 item 5) ---------------------------------------------------------
+
+@pytest.mark.parametrize("args", [["demo"], ["demo", "--record", "RECORD"], []],
+                         ids=["demo", "demo-record", "no-command"])
+def test_closed_pipe_ends_quietly(args, tmp_path):
+    """``casino-env demo | head -2``: the reader closes the pipe after two lines; the command
+    stops without a message or traceback (it printed "--record: [Errno 32] Broken pipe"), exit
+    status 141 like a standard tool stopped by SIGPIPE; a record being written is closed with
+    the game as far as it went, and replays."""
+    from casino_env.records import load_record, replay
+
+    path = tmp_path / "game.jsonl"
+    args = [str(path) if a == "RECORD" else a for a in args]
+    out, err, status = run_into_closed_pipe(*args, lines=2)
+    assert out == "== casino, 2 players, seed 0 ==\n-- hand 1 --\n"
+    assert err == ""
+    assert status == cli.BROKEN_PIPE_EXIT == 141
+    if "--record" in args:
+        rec = load_record(path)
+        assert rec.result is not None and rec.result["game_over"] is False
+        assert replay(path).game_over is False
+
+
+def test_broken_pipe_in_process_returns_141(monkeypatch):
+    """main() turns a BrokenPipeError from writing the output into exit status 141."""
+    class Closed(io.StringIO):
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(sys, "stdout", Closed())
+    assert cli.main(["demo", "--quiet"]) == 141
+
+
+def test_record_errors_are_labelled_record(tmp_path, capsys):
+    """Only a record file that cannot be written is reported as ``--record``."""
+    missing = tmp_path / "no" / "dir" / "g.jsonl"
+    with pytest.raises(SystemExit) as info:
+        cli.main(["demo", "--record", str(missing)])
+    assert info.value.code == 2
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err == (f"casino-env demo: error: --record: cannot write {missing}: No such file or "
+                   "directory")
+    with pytest.raises(SystemExit):
+        cli.main(["demo", "--players", "9", "--record", str(tmp_path / "g.jsonl")])
+    err = capsys.readouterr().err.splitlines()[-1]
+    assert err.startswith("casino-env demo: error: players=9 is not allowed")
+    assert not (tmp_path / "g.jsonl").exists()  # checked before the record is started
+
+
+def test_help_shows_defaults_and_the_default_command():
+    """``--help`` shows each option's default, and the top-level help says that no command
+    runs the demo."""
+    top = run_cli("--help")
+    assert top.returncode == 0
+    text = " ".join(top.stdout.split())
+    assert "With no command, casino-env runs the demo with its defaults (casino, 2 players, " \
+           "seed 0)" in text
+    assert "commands (default: demo)" in text
+    demo = " ".join(run_cli("demo", "--help").stdout.split())
+    for option, default in [("--variant", "casino"), ("--players", "2"), ("--seed", "0")]:
+        assert re.search(rf"{option} \S+ .*?\(default: {default}\)", demo), (option, demo)
+    assert "(default: None)" not in demo and "(default: False)" not in demo
+    play = " ".join(run_cli("play", "--help").stdout.split())
+    assert "(default: heuristic)" in play and "--seat SEAT your seat (default: 0)" in play
+    assert "--delay SECONDS pause after each agent move; 0 for no pauses (default: 0.5 with " \
+           "--watch on a terminal, else 0)" in play
+    assert "ppo:PATH" in play
+    replay = " ".join(run_cli("replay", "--help").stdout.split())
+    assert "the start line's seed must deal the recorded start" in replay
+
+
+def test_help_formatter_shows_zero_but_not_none():
+    parser = cli.argparse.ArgumentParser(formatter_class=cli.HelpFormatter)
+    parser.add_argument("--a", type=int, default=0, help="zero")
+    parser.add_argument("--b", default=None, help="none")
+    parser.add_argument("--c", action="store_true", help="flag")
+    parser.add_argument("--d", default=3, help="explained (default: three)")
+    text = " ".join(parser.format_help().split())
+    assert "--a A zero (default: 0)" in text
+    assert "--b B none --c flag --d D explained (default: three) " in text + " "

@@ -12,11 +12,26 @@ import subprocess
 import sys
 
 import pytest
+from cli_helpers import run_into_closed_pipe
 
 from casino_env import cli
-from casino_env.engine import State, apply_move, legal_moves, new_game, parse_move
+from casino_env.engine import (
+    IllegalMoveError,
+    State,
+    apply_move,
+    legal_moves,
+    new_game,
+    parse_move,
+)
 from casino_env.records import load_record, replay
-from casino_env.terminal import board, make_session, parse_agents, play_terminal
+from casino_env.terminal import (
+    board,
+    illegal_text,
+    make_session,
+    moves_list,
+    parse_agents,
+    play_terminal,
+)
 
 MOVE_LINE = re.compile(r"^\s*(\d+)\. seat (\d+) \(([^)]*)\): (.+)$")
 FINAL_LINE = re.compile(r"^final scores \[([\d, ]*)\]; side (\d+) wins after (\d+) hands, "
@@ -91,9 +106,16 @@ def test_wrong_entries_get_messages_and_another_try():
     assert "cannot read move 'foo'" in text
     assert "There is no move number 99: choose 1.." in text
     assert "There is no move number 0" in text
-    assert re.search(rf"Not allowed: illegal move {re.escape(bad.split()[0])} captures .*"
-                     r"\((C|V)-[a-z-]+\)", text)
-    assert f"{missing} trails: {missing} not in seat 0's hand (C-turn)" in text
+    # an illegal move gets the engine's message (what is wrong, why, the rule), said once
+    flat = " ".join(text.split())
+    for entry in (bad, f"{missing} trails"):
+        with pytest.raises(IllegalMoveError) as info:
+            apply_move(st0, entry)
+        message = " ".join(str(info.value).split())
+        assert flat.count(message) == 1, message
+        assert info.value.rule and info.value.rule in message
+    assert "C-turn" in flat and "Not allowed" not in text
+    assert not re.search(r"(?i)illegal move.*illegal move", flat)
     assert f"{hand[0]} can make: 1. {hand[0]} trails" in text or f"{hand[0]} can make:" in text
     assert "Commands: moves (m)" in text
     assert text.count("Try again") == 6
@@ -209,19 +231,23 @@ def test_cli_play_subprocess(tmp_path):
 
 
 def test_cli_watch_subprocess():
-    out = run_cli("play", "--opponent", "greedy", "--watch", "--seed", "1", "--rule", "target=7")
+    out = run_cli("play", "--opponent", "greedy", "--watch", "--seed", "1", "--rule", "target=7",
+                  "--delay", "0")
     assert out.returncode == 0, out.stderr
     assert "watching seat 0 (greedy), seat 1 (greedy)" in out.stdout
     assert any(FINAL_LINE.match(x) for x in out.stdout.splitlines())
 
 
 @pytest.mark.parametrize(("args", "message"), [
-    (["play", "--opponent", "nobody"], r"unknown agent 'nobody'"),
+    (["play", "--opponent", "nobody"], r"error: --opponent: unknown agent 'nobody'"),
     (["play", "--seat", "3"], r"seat must be 0..1"),
     (["play", "--players", "9"], r"players=9 is not allowed"),
     (["play", "--rule", "bogus=1"], r"bogus"),
     (["play", "--rule", "novalue"], r"expected key=value"),
-    (["play", "--record", "/nonexistent/dir/x.jsonl"], r"--record"),
+    (["play", "--record", "/nonexistent/dir/x.jsonl"],
+     r"error: --record: cannot write /nonexistent/dir/x.jsonl: No such file or directory"),
+    (["play", "--opponent", "greedy,greedy"],
+     r"error: --opponent: give one agent name or 1 comma-separated names"),
 ])
 def test_cli_play_bad_arguments(args, message, capsys):
     """A bad setting exits with status 2 and a message, before the game starts."""
@@ -231,3 +257,170 @@ def test_cli_play_bad_arguments(args, message, capsys):
     captured = capsys.readouterr()
     assert re.search(message, captured.err), captured.err
     assert "== " not in captured.out
+
+
+# -- issue 16 item 5: the rough edges of play and watch ------------------------------------------
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("nobody", r"unknown agent 'nobody' \(known: .*ppo:PATH"),
+    ("search:bogus=1", r"'search:bogus=1': .*bogus"),
+    ("search:simulations=abc", r"'search:simulations=abc': .*simulations.*'abc'"),
+    ("ppo:nope.zip", r"'ppo:nope.zip': .*nope\.zip"),
+    ("greedy,search:bogus=1", r"'search:bogus=1': .*bogus"),
+])
+def test_bad_agent_specs_are_one_clean_line(spec, message, tmp_path):
+    """Every bad --opponent is refused before the game starts with one line labelled
+    --opponent (search:bogus=1 gave a traceback, ppo:nope.zip was labelled --record), and no
+    record file is started."""
+    path = tmp_path / "g.jsonl"
+    players = str(spec.count(",") + 2)
+    out = run_cli("play", "--opponent", spec, "--players", players, "--record", str(path))
+    assert out.returncode == 2
+    assert "Traceback" not in out.stderr and out.stdout == ""
+    last = out.stderr.splitlines()[-1]
+    assert last.startswith("casino-env play: error: --opponent: "), out.stderr
+    assert re.search(message, last), last
+    assert not path.exists()
+
+
+def test_agent_errors_are_one_line_and_the_rules_are_checked(monkeypatch, capsys):
+    """The CLI resolves agents through casino_env.players with the game's rules: an agent's
+    check_rules refusing the game, or a registry error over several lines, is one line."""
+    from casino_env import players
+
+    class Picky:
+        def act(self, state, seat=None):
+            return legal_moves(state)[0]
+
+        def reset(self, seed=None):
+            pass
+
+        def check_rules(self, rules):
+            raise ValueError(f"trained on casino 2p,\nthis game is {rules.variant} 2p")
+
+    def registry(name, seed=None):
+        if name == "picky":
+            return Picky()
+        raise ValueError(f"unknown agent {name!r}\n  (known: picky)")
+
+    monkeypatch.setattr(players, "_registry", registry)
+    for spec, message in [("picky", "'picky': trained on casino 2p, this game is royal 2p"),
+                          ("other", "unknown agent 'other' (known: picky)")]:
+        with pytest.raises(SystemExit) as info:
+            cli.main(["play", "--variant", "royal", "--opponent", spec])
+        assert info.value.code == 2
+        assert capsys.readouterr().err.splitlines()[-1] == \
+            f"casino-env play: error: --opponent: {message}"
+
+
+def test_agent_errors_keep_their_message_in_python():
+    """make_session raises OptionError (a ValueError) naming --opponent, with the registry's
+    message."""
+    with pytest.raises(cli.OptionError, match=r"unknown agent 'nobody'") as info:
+        make_session(opponent="nobody", input=io.StringIO(), output=io.StringIO())
+    assert info.value.option == "--opponent"
+    with pytest.raises(ValueError, match=r"'search:bogus=1': .*bogus"):
+        make_session(opponent="search:bogus=1", input=io.StringIO(), output=io.StringIO())
+
+
+def test_illegal_text_says_the_engine_message_once():
+    """The message the person sees is the engine's, without a prefix of our own; a rule id the
+    message lacks is added (for an IllegalMoveError made without it in its text)."""
+    st = new_game("royal", 2, seed=3)
+    other = st.hand(1)[0]
+    with pytest.raises(IllegalMoveError) as info:
+        apply_move(st, f"{other} trails")
+    assert illegal_text(info.value) == str(info.value)
+    assert illegal_text(IllegalMoveError("KS is not yours", "C-turn")) == "KS is not yours (C-turn)"
+    assert illegal_text(IllegalMoveError("no rule here")) == "no rule here"
+
+
+def _rows(moves: list, width: int) -> list[str]:
+    from rich.console import Console
+
+    out = io.StringIO()
+    Console(file=out, width=width).print(moves_list(moves))
+    return [line.rstrip() for line in out.getvalue().splitlines()]
+
+
+def test_move_list_reads_row_by_row_in_even_columns():
+    """The numbered moves read across (1 2 3, then 4 5 6), every column as wide as the
+    widest entry (it read down, in columns of different widths)."""
+    st = new_game("royal", 2, seed=3)
+    moves = legal_moves(st)
+    assert len(moves) >= 7
+    rows = _rows(moves, 80)
+    numbers = [[int(n) for n in re.findall(r"(?:^|\s)(\d+)\. ", row)] for row in rows]
+    per_row = len(numbers[0])
+    assert per_row >= 2 and len(rows) > 1
+    assert sum(numbers, []) == list(range(1, len(moves) + 1))  # row-major order
+    assert all(len(r) == per_row for r in numbers[:-1])
+    # where each entry's number ends (numbers are right-aligned within their entry)
+    ends = [[m.end(1) for m in re.finditer(r"(?:^|\s)\s*(\d+)\. ", row)] for row in rows]
+    width = len(str(len(moves)))
+    labels = [f"{i:>{width}}. {m}" for i, m in enumerate(moves, 1)]
+    cell = max(len(x) for x in labels)
+    assert all(row == ends[0][:len(row)] for row in ends)  # the columns line up
+    for row in ends:  # every column as wide as the widest entry, plus the gap
+        assert [b - a for a, b in zip(row, row[1:])] == [cell + 3] * (len(row) - 1)
+    assert len(_rows(moves, 40)) > len(rows)  # a narrower console takes fewer columns
+
+
+def test_partnership_header_names_the_partner():
+    """A 4-player partnership game: the header names the partner as partner, and only the
+    other side as opponents (it called the partner an opponent)."""
+    session = make_session("casino", 4, opponent="random", seat=2, seed=5, partnerships=True,
+                           input=io.StringIO(), output=io.StringIO())
+    assert session.intro[0] == ("== casino, 4 players, seed 5: you are seat 2 (side 0) with "
+                                "partner seat 0 (random), against seat 1 (random), "
+                                "seat 3 (random) ==")
+    alone = make_session("casino", 3, opponent="greedy,random", seat=1, seed=5,
+                         input=io.StringIO(), output=io.StringIO())
+    assert alone.intro[0] == ("== casino, 3 players, seed 5: you are seat 1 (side 1) against "
+                              "seat 0 (greedy), seat 2 (random) ==")
+    watch = make_session("dominican", 4, opponent="greedy,random,heuristic,random", watch=True,
+                         seed=5, input=io.StringIO(), output=io.StringIO())
+    assert watch.intro[0] == ("== dominican, 4 players, seed 5: watching side 0: seat 0 "
+                              "(greedy) + seat 2 (heuristic) v side 1: seat 1 (random) + "
+                              "seat 3 (random) ==")
+
+
+class _TTY(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_watch_has_a_default_pace_and_no_pauses_with_delay_0(monkeypatch):
+    """--watch paces the game on a terminal (0.5 s a move; it scrolled a whole game in 0.7 s);
+    delay 0 has no pauses; output to a file or pipe is not paced. No real sleeping here: the
+    pauses are counted."""
+    pauses: list[float] = []
+    monkeypatch.setattr("casino_env.terminal.time.sleep", pauses.append)
+    paced = make_session(opponent="greedy", watch=True, seed=4, switches={"target": 7},
+                         input=io.StringIO(), output=_TTY())
+    assert paced.delay == cli.WATCH_DELAY == 0.5
+    st = paced.run()
+    assert st.game_over and pauses == [0.5] * paced.moves
+    pauses.clear()
+    assert make_session(opponent="greedy", watch=True, seed=4, delay=0, input=io.StringIO(),
+                        output=_TTY()).run().game_over
+    assert pauses == []
+    assert make_session(opponent="greedy", watch=True, input=io.StringIO(),
+                        output=io.StringIO()).delay == 0  # a transcript
+    assert make_session(opponent="greedy", input=io.StringIO(), output=_TTY()).delay == 0
+    # a person playing: pauses only after the agents' moves, when asked for
+    session = make_session(opponent="greedy", seed=4, delay=0.25, input=io.StringIO("1\n" * 3),
+                           output=io.StringIO())
+    session.run()
+    assert pauses == [0.25] * (session.moves - 3) and session.moves >= 5
+    with pytest.raises(ValueError, match=r"delay must be seconds >= 0 \(0 for no pauses\), "
+                                         r"got -1"):
+        make_session(delay=-1, input=io.StringIO(), output=io.StringIO())
+
+
+def test_watch_into_a_closed_pipe_is_quiet():
+    """``casino-env play --watch | head -3``: no traceback, exit status 141."""
+    out, err, status = run_into_closed_pipe("play", "--watch", "--opponent", "greedy",
+                                            "--seed", "1", "--delay", "0", lines=3)
+    assert out.startswith("== casino, 2 players, seed 1: watching seat 0 (greedy)")
+    assert (err, status) == ("", 141)
