@@ -10,9 +10,14 @@ A record is a text file with one JSON object per line:
 3. ``{"type": "result", ...}``: ``game_over``, ``winner``, ``scores``, ``hand_points`` (one
    list per hand played), ``moves``, ``hands`` and ``final``, the final state's spec.
 
-``replay(path)`` rebuilds the game from the start spec and the moves alone and checks every
-move (legal, by the recorded seat) and the recorded results; a mismatch raises
-``RecordError`` naming the line. See docs/records.md.
+``replay(path)`` rebuilds the game from the start spec and the moves alone and checks the
+start line (its seed deals the start spec; its variant, players and switches are the spec's),
+every move (numbered in order, in the recorded hand, legal, by the recorded seat) and the
+recorded results; a mismatch raises ``RecordError`` naming the line and what differs. See
+docs/records.md.
+
+Agents are named through the one agent registry or given as objects with ``act`` and
+``reset`` (``casino_env.players``): this module imports nothing above the env layer.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from .engine import IllegalMoveError, Move, State, apply_move, legal_moves, new_game, parse_move
+from .players import resolve
 
 FORMAT = "casino-env-record"
 VERSION = 1
@@ -116,6 +122,10 @@ class GameRecorder:
     ``add(move, after)`` writes a move (made by the seat to move in the last state it saw)
     and ``close()`` the result line. ``file`` is a path, an open text stream or None (keep
     the record in memory only: ``recorder.record``). Also a context manager.
+
+    ``seed`` is the game seed that dealt ``state`` (``new_game(..., seed=seed)``), which a
+    replay checks; give None for a state that was not dealt by a seed (a spec, a game
+    recorded from the middle). A seed that does not deal ``state`` raises ValueError.
     """
 
     def __init__(self, file: str | Path | IO[str] | None, state: State,
@@ -123,6 +133,11 @@ class GameRecorder:
                  agent_seeds: Sequence[int | None] | None = None, seed: int | None = None,
                  meta: dict | None = None) -> None:
         r = state.rules
+        if seed is not None:
+            problem = _seed_problem(state, seed)
+            if problem:
+                raise ValueError(f"seed {seed!r} {problem}: pass the seed new_game dealt this "
+                                 "state with, or seed=None")
         start = {"type": "start", "format": FORMAT, "version": VERSION,
                  "variant": r.variant, "players": r.players, "partnerships": r.partnerships,
                  "rules": r.switches(), "seed": seed,
@@ -179,28 +194,27 @@ def record_game(agents: Sequence[Any], variant: str = "casino", seed: int = 0,
                 path: str | Path | IO[str] | None = None, partnerships: bool | None = None,
                 agent_seed: int | None = None, max_hands: int = 100,
                 meta: dict | None = None, **switches: Any) -> tuple[State, Record]:
-    """Play one game between ``agents`` (one per seat: names for ``agents.make_agent`` or
-    Agent instances), writing its record to ``path`` (or keeping it in memory only).
+    """Play one game between ``agents`` (one per seat: names resolved through the agent
+    registry, ``casino_env.players.resolve``, or objects with ``act`` and ``reset``), writing
+    its record to ``path`` (or keeping it in memory only).
 
     Agents named by string are seeded from ``agent_seed`` (default: the game seed) and the
     seat. Returns the final state and the record. A game still going after ``max_hands``
     hands is stopped and recorded as it stands (``game_over`` false)."""
-    from agents import make_agent  # the agents package (scripted players)
-
     players = len(agents)
+    state = new_game(variant, players, seed=seed, partnerships=partnerships, **switches)
     base = seed if agent_seed is None else agent_seed
     seats, names, seeds = [], [], []
     for s, a in enumerate(agents):
         if isinstance(a, str):
             aseed = agent_seed_for(base, s)
-            seats.append(make_agent(a, seed=aseed))
+            seats.append(resolve(a, seed=aseed, rules=state.rules))
             names.append(a)
             seeds.append(aseed)
         else:
-            seats.append(a)
+            seats.append(resolve(a, rules=state.rules))
             names.append(getattr(a, "name", type(a).__name__))
             seeds.append(getattr(a, "seed", None))
-    state = new_game(variant, players, seed=seed, partnerships=partnerships, **switches)
     with GameRecorder(path, state, names, seeds, seed, meta) as rec:
         while not state.game_over and len(rec.tracker.hands) < max_hands:
             seat = state.current
@@ -254,15 +268,32 @@ def load_record(path: str | Path | IO[str]) -> Record:
         if obj["type"] == "start":
             raise RecordError(f"{name} line {no}: a second start line")
         if obj["type"] == "move":
-            if not isinstance(obj.get("move"), str) or not isinstance(obj.get("seat"), int):
-                raise RecordError(f"{name} line {no}: a move line needs 'seat' (int) and "
-                                  "'move' (notation)")
+            if not (_is_int(obj.get("n")) and _is_int(obj.get("seat"))
+                    and isinstance(obj.get("move"), str)):
+                raise RecordError(f"{name} line {no}: a move line needs 'n' (int), 'seat' "
+                                  "(int) and 'move' (notation)")
+            if obj["n"] != len(rec.moves) + 1:
+                raise RecordError(f"{name} line {no}: move number {obj['n']}, expected "
+                                  f"{len(rec.moves) + 1} (moves are numbered 1, 2, 3, ... "
+                                  "in order)")
             rec.moves.append(obj)
             rec.line_numbers[len(rec.moves)] = no
         else:
             rec.result = obj
             rec.line_numbers["result"] = no
     return rec
+
+
+def _illegal_detail(err: IllegalMoveError) -> str:
+    """The engine's message for an illegal move, without a leading 'illegal move' (the caller
+    already says it is illegal), with the rule id if the message lacks it."""
+    text = str(err)
+    if text.lower().startswith("illegal move "):
+        text = text[len("illegal move "):]
+    rule = getattr(err, "rule", None)
+    if rule and rule not in text:
+        text += f" ({rule})"
+    return text
 
 
 @dataclass
@@ -279,6 +310,56 @@ class Step:
     hand_points: list[int] | None
 
 
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _diff_keys(a: dict, b: dict) -> list[str]:
+    """The keys of two specs whose values differ ('seed' called what it is)."""
+    keys = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+    return ["next shuffle seed" if k == "seed" else k for k in keys]
+
+
+def _seed_problem(state: State, seed: object) -> str | None:
+    """None if ``new_game`` with ``seed`` (and ``state``'s rules) deals ``state``; else what
+    is wrong, e.g. 'does not deal this start (it deals different hands, stock)'."""
+    if not _is_int(seed) or seed < 0:
+        return "is not a seed (seeds are integers >= 0)"
+    r = state.rules
+    try:
+        dealt = new_game(r.variant, r.players, seed=seed, partnerships=r.partnerships,
+                         **r.switches())
+    except ValueError as e:
+        return f"cannot deal this game ({e})"
+    if dealt == state:
+        return None
+    keys = _diff_keys(dealt.to_spec(), state.to_spec())
+    return f"does not deal this start (it deals different {', '.join(keys)})"
+
+
+def _check_start(rec: Record, state: State) -> None:
+    """Raise RecordError unless the start line agrees with its spec: the variant, players,
+    partnerships and switches it names are the spec's, and its seed deals the spec."""
+    where = _where(rec, "start")
+    start, r = rec.start, state.rules
+    for key, got in (("variant", r.variant), ("players", r.players),
+                     ("partnerships", r.partnerships), ("rules", r.switches())):
+        if key in start and start[key] != got:
+            if key == "rules" and isinstance(start[key], dict):
+                keys = sorted(k for k in set(start[key]) | set(got)
+                              if start[key].get(k) != got.get(k))
+                raise RecordError(f"{where}: the start line's rules differ from its spec's "
+                                  f"in {', '.join(keys)}")
+            raise RecordError(f"{where}: the start line says {key} {start[key]!r} but its "
+                              f"spec is {key} {got!r}")
+    seed = start.get("seed")
+    if seed is not None:
+        problem = _seed_problem(state, seed)
+        if problem:
+            raise RecordError(f"{where}: the start line's seed {seed!r} {problem}; the game "
+                              "recorded was not dealt by that seed")
+
+
 def _where(rec: Record, key: int | str) -> str:
     """'file line N' for the start line ("start"), move k (k) or the result ("result")."""
     line = rec.line_numbers.get(key)
@@ -286,19 +367,27 @@ def _where(rec: Record, key: int | str) -> str:
 
 
 def iter_replay(record: Record | str | Path) -> Iterator[Step]:
-    """Replay a record move by move; each move is checked (the recorded seat is to move, the
-    move is legal). Raises RecordError naming the line of the first bad move."""
+    """Replay a record move by move. The start line is checked first (its seed deals its
+    spec), then each move (its number, hand and seat are the replay's; the move is legal).
+    Raises RecordError naming the line of the first problem and what differs."""
     rec = record if isinstance(record, Record) else load_record(record)
     try:
         state = rec.initial_state()
     except ValueError as e:
         raise RecordError(f"{_where(rec, 'start')}: bad start spec: {e}") from None
+    _check_start(rec, state)
     tracker = HandTracker(state)
     for k, obj in enumerate(rec.moves, 1):
         where = _where(rec, k)
         text = obj["move"]
         if state.game_over:
             raise RecordError(f"{where}: move {k} ({text!r}) comes after the game ended")
+        if obj.get("n", k) != k:  # load_record checks this too; a Record may be built by hand
+            raise RecordError(f"{where}: move number {obj['n']}, expected {k} (moves are "
+                              "numbered 1, 2, 3, ... in order)")
+        if "hand" in obj and obj["hand"] != state.hand_no + 1:
+            raise RecordError(f"{where}: move {k} ({text!r}) is recorded in hand "
+                              f"{obj['hand']!r} but the replay is in hand {state.hand_no + 1}")
         if obj["seat"] != state.current:
             raise RecordError(f"{where}: move {k} ({text!r}) is recorded for seat {obj['seat']}"
                               f" but seat {state.current} is to move")
@@ -306,8 +395,8 @@ def iter_replay(record: Record | str | Path) -> Iterator[Step]:
             move = parse_move(text, state)
             after = apply_move(state, move)
         except IllegalMoveError as e:
-            raise RecordError(f"{where}: move {k} by seat {state.current} is illegal: {e}") \
-                from None
+            raise RecordError(f"{where}: move {k} by seat {state.current} is illegal: "
+                              f"{_illegal_detail(e)}") from None
         except ValueError as e:
             raise RecordError(f"{where}: move {k} by seat {state.current}: {e}") from None
         legal = legal_moves(state)
@@ -351,7 +440,7 @@ def check_results(rec: Record, state: State, hands: list[list[int]], moves: int)
                           f"{moves} moves replayed, nothing to verify")
     where = _where(rec, "result")
     got = results(state, hands, moves)
-    for key in ("moves", "game_over", "winner", "scores", "hand_points"):
+    for key in ("moves", "hands", "game_over", "winner", "scores", "hand_points"):
         if key in res and res[key] != got[key]:
             raise RecordError(f"{where}: results differ: recorded {key} {res[key]!r}, the "
                               f"replay gives {got[key]!r}")

@@ -5,13 +5,22 @@ from __future__ import annotations
 
 import io
 import json
+import random
 import subprocess
 import sys
 
 import pytest
+from cli_helpers import run_into_closed_pipe
 
-from casino_env import cli
-from casino_env.engine import State, apply_move, legal_moves, list_variants, new_game
+from casino_env import cli, players
+from casino_env.engine import (
+    IllegalMoveError,
+    State,
+    apply_move,
+    legal_moves,
+    list_variants,
+    new_game,
+)
 from casino_env.records import (
     GameRecorder,
     Record,
@@ -171,9 +180,16 @@ def test_illegal_move_names_the_line_and_rule(game, tmp_path):
         rows[1]["move"] = f"{other} trails"
 
     bad = tampered(path, tmp_path, change)
-    with pytest.raises(RecordError, match=r"bad\.jsonl line 2: move 1 by seat 0 is illegal: "
-                                          r".*not in seat 0's hand \(C-turn\)"):
+    st = State.from_spec(lines_of(path)[0]["spec"])
+    with pytest.raises(IllegalMoveError) as engine:
+        apply_move(st, f"{st.hand(1)[0]} trails")
+    # the engine's message once (it says why and names C-turn), not "illegal: illegal move"
+    detail = str(engine.value).removeprefix("illegal move ")
+    assert "C-turn" in detail
+    with pytest.raises(RecordError) as info:
         replay(bad)
+    assert str(info.value).endswith(f"bad.jsonl line 2: move 1 by seat 0 is illegal: {detail}")
+    assert str(info.value).split("line 2:")[1].lower().count("illegal") == 1
 
 
 @pytest.mark.parametrize(("change", "message"), [
@@ -195,6 +211,30 @@ def test_illegal_move_names_the_line_and_rule(game, tmp_path):
      r"line 6: move 5 by seat \d: cannot read move '7H jumps'"),
     (lambda rows: rows[0]["spec"].__setitem__("players", 9),
      r"bad start spec"),
+    (lambda rows: rows[-1].__setitem__("hands", rows[-1]["hands"] + 1),
+     r"results differ: recorded hands \d+, the replay gives \d+"),
+    # the start line must agree with its spec, and its seed must deal it
+    (lambda rows: rows[0].__setitem__("seed", 4),
+     r"bad\.jsonl line 1: the start line's seed 4 does not deal this start \(it deals "
+     r"different .*hands.*\); the game recorded was not dealt by that seed"),
+    (lambda rows: rows[0].__setitem__("seed", -3),
+     r"line 1: the start line's seed -3 is not a seed \(seeds are integers >= 0\)"),
+    (lambda rows: rows[0].__setitem__("variant", "casino"),
+     r"line 1: the start line says variant 'casino' but its spec is variant 'royal'"),
+    (lambda rows: rows[0].__setitem__("players", 3),
+     r"line 1: the start line says players 3 but its spec is players 2"),
+    (lambda rows: rows[0]["rules"].__setitem__("sweeps", True),
+     r"line 1: the start line's rules differ from its spec's in sweeps"),
+    # move numbers must be 1, 2, 3, ... and each move in the hand the replay is in
+    (lambda rows: rows[3].__setitem__("n", 7),
+     r"bad\.jsonl line 4: move number 7, expected 3 \(moves are numbered 1, 2, 3, \.\.\. "
+     r"in order\)"),
+    (lambda rows: (rows[2].__setitem__("n", 3), rows[3].__setitem__("n", 2)),
+     r"line 3: move number 3, expected 2"),
+    (lambda rows: rows[5].pop("n"),
+     r"line 6: a move line needs 'n' \(int\)"),
+    (lambda rows: rows[5].__setitem__("hand", 2),
+     r"line 6: move 5 \('[^']+'\) is recorded in hand 2 but the replay is in hand 1"),
 ])
 def test_tampered_record_fails_clearly(game, tmp_path, change, message):
     _, path = game
@@ -209,6 +249,10 @@ def test_tampered_record_fails_clearly(game, tmp_path, change, message):
     ('{"type": "start", "spec": {}}\n{"type": "start", "spec": {}}\n', r"line 2: a second"),
     ('{"type": "start"}\n', r"has no 'spec'"),
     ('{"type": "start", "spec": {}}\n{"type": "move"}\n', r"line 2: a move line needs"),
+    ('{"type": "start", "spec": {}}\n{"type": "move", "n": 2, "seat": 0, "move": "KD trails"}\n',
+     r"line 2: move number 2, expected 1"),
+    ('{"type": "start", "spec": {}}\n{"type": "move", "n": true, "seat": 0, "move": "KD"}\n',
+     r"line 2: a move line needs 'n' \(int\)"),
     ('{"type": "start", "format": "chess", "spec": {}}\n', r"not a casino-env-record"),
 ])
 def test_malformed_files(tmp_path, text, message):
@@ -282,3 +326,101 @@ def test_demo_record_subprocess(tmp_path):
     assert replay(path).game_over
     bad = run_cli("demo", "--record", str(tmp_path / "no" / "such" / "dir.jsonl"))
     assert bad.returncode == 2 and "--record" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_recorder_refuses_a_seed_that_did_not_deal_the_state():
+    """The start line's seed is the seed new_game dealt the start with; a replay checks it,
+    so the recorder refuses a seed that does not deal the state (seed=None is for others)."""
+    st = new_game("casino", 2, seed=11)
+    with pytest.raises(ValueError, match=r"seed 12 does not deal this start \(it deals "
+                                         r"different .*hands.*\): pass the seed new_game"):
+        GameRecorder(None, st, seed=12)
+    with pytest.raises(ValueError, match=r"seed -11 is not a seed \(seeds are integers >= 0\)"):
+        GameRecorder(None, st, seed=-11)
+    later = apply_move(st, legal_moves(st)[0])
+    with pytest.raises(ValueError, match="seed 11 does not deal this start"):
+        GameRecorder(None, later, seed=11)
+    rec = GameRecorder(None, later, seed=None)  # a game recorded from its middle
+    rec.close()
+    assert replay(rec.record) == later
+
+
+def test_cli_replay_refuses_an_edited_seed_and_move_numbers(tmp_path):
+    """Issue 16 item 8: a record whose start line's seed was edited from 5 to 6, or whose move
+    numbers were edited, is refused with the line and what differs (it said "verified")."""
+    path = tmp_path / "game.jsonl"
+    assert run_cli("demo", "--seed", "5", "--quiet", "--record", str(path)).returncode == 0
+    assert run_cli("replay", str(path), "--quiet").returncode == 0
+    text = path.read_text()
+    assert '"seed": 5,' in text.splitlines()[0]
+    seed6 = tmp_path / "seed6.jsonl"
+    seed6.write_text(text.replace('"seed": 5,', '"seed": 6,', 1))
+    out = run_cli("replay", str(seed6), "--quiet")
+    assert out.returncode == 1
+    assert "verified" not in out.stdout and "Traceback" not in out.stderr
+    assert out.stderr.startswith(f"casino-env replay: error: {seed6} line 1: the start line's "
+                                 "seed 6 does not deal this start (it deals different ")
+    renumbered = tmp_path / "renumbered.jsonl"
+    renumbered.write_text(text.replace('"n": 4,', '"n": 40,', 1))
+    out = run_cli("replay", str(renumbered), "--quiet")
+    assert out.returncode == 1 and "verified" not in out.stdout
+    assert out.stderr == (f"casino-env replay: error: {renumbered} line 5: move number 40, "
+                          "expected 4 (moves are numbered 1, 2, 3, ... in order)\n")
+
+
+def test_cli_replay_into_a_closed_pipe_is_quiet(game):
+    """``casino-env replay game.jsonl | head -2``: the reader stops after two lines; the
+    command ends quietly (it gave a BrokenPipeError traceback), exit status 141."""
+    _, path = game
+    out, err, status = run_into_closed_pipe("replay", str(path), lines=2)
+    assert out.startswith(f"== replay {path}: royal, 2 players, seed 3")
+    assert out.endswith("-- hand 1 --\n")
+    assert (err, status) == ("", 141)
+
+
+# -- layers: records take any Agent-like object or a name from the one registry -----------------
+
+class Picker:
+    """A minimal player: the Agent interface (act, reset) and nothing else; a seeded random
+    legal move."""
+
+    name = "picker"
+
+    def __init__(self, seed=None):
+        self.reset(seed)
+
+    def reset(self, seed=None):
+        self.seed = seed
+        self.rng = random.Random(seed)
+
+    def act(self, state, seat=None):
+        return self.rng.choice(legal_moves(state))
+
+
+def test_record_game_names_go_through_the_registry(monkeypatch):
+    """Names are resolved by the one registry (casino_env.players); objects with act/reset
+    are taken as they are; an agent's check_rules runs against the game's rules."""
+    calls = []
+
+    def fake_registry(name, seed=None):
+        calls.append((name, seed))
+        return Picker(seed)
+
+    monkeypatch.setattr(players, "_registry", fake_registry)
+    st, rec = record_game(["anything", Picker(7)], "casino", seed=4, max_hands=1)
+    assert calls == [("anything", rec.start["agent_seeds"][0])]
+    assert rec.start["agents"] == ["anything", "picker"] and rec.start["agent_seeds"][1] == 7
+    again, _ = record_game([Picker(rec.start["agent_seeds"][0]), Picker(7)], "casino", seed=4,
+                           max_hands=1)
+    assert again == st  # the named seat played the registry's Picker, seeded as recorded
+    assert replay(rec) == st
+
+    class Fussy(Picker):
+        def check_rules(self, rules):
+            if rules.variant != "royal":
+                raise ValueError(f"trained on royal 2p, this game is {rules.variant} 2p")
+
+    with pytest.raises(ValueError, match="trained on royal 2p, this game is casino 2p"):
+        record_game([Fussy(), Picker()], "casino", seed=4)
+    with pytest.raises(TypeError, match="an agent must be a name"):
+        record_game([object(), Picker()], "casino", seed=4)
