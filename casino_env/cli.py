@@ -17,6 +17,7 @@ import sys
 from typing import IO
 
 from .engine import apply_move, legal_moves, list_variants, new_game
+from .players import known_agents
 
 DESCRIPTION = """\
 Play, watch and replay Casino games in the terminal.
@@ -240,8 +241,9 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     p.add_argument("--partnerships", action=argparse.BooleanOptionalAction, default=None,
                    help="4 players as two teams (default: the preset's choice)")
     p.add_argument("--opponent", default="heuristic", metavar="AGENT",
-                   help="agent name (random, greedy, heuristic, search, ppo:PATH; options as "
-                   "'search:simulations=200'), or one name per agent seat separated by commas")
+                   help=f"agent name ({', '.join(known_agents()) or 'random, heuristic, ...'};"
+                   " options as 'search:simulations=200'), or one name per agent seat "
+                   "separated by commas")
     p.add_argument("--seat", type=int, default=0, help="your seat")
     p.add_argument("--seed", type=_seed, default=None,
                    help="game seed, an integer >= 0 (default: drawn at random and shown)")

@@ -57,6 +57,15 @@ def registry() -> Callable[..., Any]:
     return _registry
 
 
+def known_agents() -> list[str]:
+    """The agent names the registry knows (``known_agents`` of the same entry point group;
+    empty when the project is not installed)."""
+    from importlib.metadata import entry_points
+
+    found = [ep for ep in entry_points(group=GROUP) if ep.name == "known_agents"]
+    return list(found[0].load()()) if found else []
+
+
 def resolve(spec: object, seed: int | None = None, rules: Any = None) -> Any:
     """An agent from a name (through the registry) or an object with the Agent interface;
     with ``rules``, also checks that the agent can play that game (``check_rules``)."""

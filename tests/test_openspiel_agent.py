@@ -65,3 +65,20 @@ def test_beats_random_play() -> None:
                    mode="hand")
     won = sum(1 for g in r.records if g.winner == 0)  # (agent index 0: ISMCTS)
     assert len(r.records) == 4 and won >= 3, [(g.seats, g.winner, g.points) for g in r.records]
+
+
+def test_the_cli_plays_against_it() -> None:
+    """``casino-env play --opponent openspiel-ismcts:...`` (names reach the registry)."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "casino_env", "play", "--variant", "casino",
+                          "--opponent", "openspiel-ismcts:simulations=2", "--watch", "--seed",
+                          "1", "--delay", "0"], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "final scores" in out.stdout and "openspiel-ismcts" in out.stdout
+    bad = subprocess.run([sys.executable, "-m", "casino_env", "play", "--opponent",
+                          "openspiel-ismcts:simulations=0"], capture_output=True, text=True,
+                         timeout=60)
+    assert bad.returncode != 0 and "simulations must be an int >= 1, got 0" in bad.stderr
+    assert "Traceback" not in bad.stderr
