@@ -28,6 +28,7 @@ from .engine import Move, State, legal_moves, new_game
 from .engine.play import play
 from .engine.rules import make_rules
 from .engine.text import describe_state
+from .returns import points_returns, win_returns
 from .wrappers import AssertOutOfBoundsWrapper, OrderEnforcingWrapper, TerminateIllegalWrapper
 
 ACTION_MODES = ("compose", "enumerate")
@@ -389,7 +390,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         hand_over = st.hand_points is not before.hand_points
         done = st.game_over or (hand_over and self.episode == "hand")
         if hand_over and self.reward_mode == "points":
-            self._reward_sides(self._points_rewards(st.hand_points))
+            self._reward_sides(points_returns(st.hand_points))
         crowded = (self.max_table is not None and not done
                    and st.table_mask().bit_count() >= self.max_table)
         if crowded:
@@ -399,7 +400,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
                                  f"table (max_table={self.max_table})"}
         if done or crowded:
             if done and self.reward_mode == "win":
-                self._reward_sides(self._win_rewards(st))
+                self._reward_sides(win_returns(st))
             if done:
                 self.terminations = dict.fromkeys(self.agents, True)
             self._accumulate_rewards()
@@ -419,26 +420,6 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         r = self.rules
         for a in self.agents:
             self.rewards[a] += per_side[r.side(self._seat[a])]
-
-    def _points_rewards(self, points) -> list[float]:
-        """Each side's hand points minus the mean of the other sides' (zero-sum)."""
-        s = len(points)
-        total = sum(points)
-        return [p - (total - p) / (s - 1) for p in points]
-
-    def _win_rewards(self, st: State) -> list[float]:
-        """+1 to the winning side and -1/(sides-1) to each other side; 0 to all on a draw.
-        A one-hand episode is won by the side with strictly the most points that hand."""
-        s = self.rules.sides
-        winner = st.winner
-        if winner is None and st.hand_points is not None:
-            pts = list(st.hand_points)
-            best = max(pts)
-            winner = pts.index(best) if pts.count(best) == 1 else None
-        if winner is None:
-            return [0.0] * s
-        stake = float(st.stake)  # a Nagy double game is worth 2
-        return [stake if i == winner else -stake / (s - 1) for i in range(s)]
 
 
 # raw_env's own arguments (any other keyword is a rule switch).
