@@ -16,6 +16,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from .engine.rules import PRESETS, SWITCHES
+from .engine.state import check_seed  # noqa: F401 (the engine's one rule for seeds)
 
 
 def _what(value: object) -> str:
@@ -47,16 +48,6 @@ def action_index(action: object, n: int) -> int:
     if not 0 <= a < n:
         raise ValueError(f"{expected}, got {_what(action)}")
     return a
-
-
-def check_seed(seed: object) -> int | None:
-    """The seed as an int >= 0, or None; anything else raises the engine's ValueError."""
-    if seed is None or (type(seed) is int and seed >= 0):
-        return seed
-    if not isinstance(seed, (bool, np.bool_)) and isinstance(seed, (int, np.integer)) \
-            and seed >= 0:
-        return int(seed)
-    raise ValueError(f"seed: must be a non-negative int or None, got {seed!r}")
 
 
 def check_keywords(given: Iterable[str], variant: object, arguments: Iterable[str],
