@@ -73,7 +73,7 @@ def test_unknown_benchmark_message(capsys):
     with pytest.raises(SystemExit):
         bench.parse_args(["engine", "engnie"])
     assert "unknown benchmark 'engnie': expected some of engine, env, moves, memory, train, " \
-        "all" in capsys.readouterr().err
+        "openspiel, all" in capsys.readouterr().err
 
 
 def test_bench_openspiel_rows():
