@@ -592,7 +592,7 @@ def test_legal_moves_apply_and_others_are_refused(spec, data):
 
 # -- the generator reaches what it should ---------------------------------------------------
 
-NO_SHRINK = settings(max_examples=400, phases=[Phase.generate], deadline=None,
+NO_SHRINK = settings(max_examples=400, phases=[Phase.generate], deadline=None, derandomize=True,
                      suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
                                             HealthCheck.data_too_large], database=None)
 
