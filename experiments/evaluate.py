@@ -1,10 +1,12 @@
-"""Evaluate agents: duplicate-deal tournaments with confidence intervals, ratings and plots.
+"""Evaluate agents: duplicate-deal tournaments with confidence intervals, ratings and plots,
+and the benchmark protocol.
 
 Examples::
 
     python -m experiments.evaluate --variant royal --agents heuristic greedy --games 200
     python -m experiments.evaluate --ladder --variant casino royal dominican --games 200 \\
         --seed 0 --out experiments/results/ladder
+    python -m experiments.evaluate --protocol v1 --agent ppo:PATH [--variant casino] [--quick]
 
 ``--games`` counts games: each deal is played once per seat rotation (twice for two agents),
 so 200 games are 100 duplicate deals. ``--ladder`` plays greedy v random, heuristic v greedy
@@ -13,6 +15,14 @@ Writes ``games.csv`` (one row per game), ``summary.csv`` and ``summary.md`` (win
 mean point difference per hand with 95% intervals, ratings), ``meta.json`` and ``summary.png``
 into ``--out`` (default ``runs/evaluate/<variants>_<agents>`` or ``runs/evaluate/ladder``,
 git-ignored; the committed ladder was written with ``--out experiments/results/ladder``).
+
+``--protocol v1 --agent SPEC`` puts one agent through the fixed benchmark protocol
+(``experiments/protocols/v1.json``: opponents, duplicate deals and seeds per 2-player preset;
+docs/protocol.md) and writes the standard table (``results.csv``, ``results.md``,
+``results.json`` with the protocol's version and hash, and ``games.csv``) into ``--out``
+(default ``runs/protocol/<agent>_<version>``, git-ignored). Presets the agent cannot play (a
+policy trained on another preset) are skipped with a message. ``--quick`` plays a tenth of the
+deals, for smoke tests: its numbers are marked ``<version>-quick`` and are not the protocol's.
 """
 
 from __future__ import annotations
@@ -203,34 +213,107 @@ def _switch(text: str) -> tuple[str, object]:
         return key, val
 
 
+# Tournament options the protocol fixes, with their defaults when no protocol is given.
+TOURNAMENT_DEFAULTS = {"variants": ["casino"], "games": 200, "seed": 0, "players": 2,
+                       "mode": "game", "max_hands": 60}
+
+
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
-    """The command line; ``--agents A B`` (two or more) or ``--ladder`` is required."""
+    """The command line: ``--agents A B`` (two or more) or ``--ladder`` for a tournament, or
+    ``--protocol VERSION --agent SPEC`` for the benchmark protocol; mixing them, or giving an
+    option the protocol fixes (--games, --seed, ...), is an error that says so."""
     p = argparse.ArgumentParser(prog="python -m experiments.evaluate", description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--variant", "--variants", nargs="+", default=["casino"], dest="variants",
-                   help="preset(s) to play")
+    p.add_argument("--variant", "--variants", nargs="+", default=None, dest="variants",
+                   help="preset(s) to play (default casino; with --protocol, all of its "
+                        "presets)")
     p.add_argument("--agents", nargs="+", default=None,
                    help="agent specs, e.g. heuristic greedy or search:simulations=400")
     p.add_argument("--ladder", action="store_true",
                    help="play greedy v random, heuristic v greedy, search v heuristic")
-    p.add_argument("--games", type=int, default=200, help="games per matchup and variant")
+    p.add_argument("--protocol", default=None, metavar="VERSION",
+                   help="run the benchmark protocol VERSION (e.g. v1, or a protocol .json "
+                        "file) for the agent of --agent")
+    p.add_argument("--agent", default=None, metavar="SPEC",
+                   help="with --protocol: the agent to evaluate (any make_agent name, e.g. "
+                        "ppo:PATH, search:simulations=400, openspiel-ismcts)")
+    p.add_argument("--quick", action="store_true",
+                   help="with --protocol: a tenth of the deals, for smoke tests (marked "
+                        "<version>-quick, never the protocol's numbers)")
+    p.add_argument("--opponents", nargs="+", default=None,
+                   help="with --protocol: only these of its opponents (default all)")
+    p.add_argument("--workers", type=int, default=1,
+                   help="with --protocol: play sets of deals in this many processes "
+                        "(same numbers; default 1)")
+    p.add_argument("--games", type=int, default=None,
+                   help="games per matchup and variant (default 200)")
     p.add_argument("--games-for", nargs="*", default=[], metavar="'A v B=N'",
                    help="override --games for a matchup, e.g. 'search v heuristic=300'")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--players", type=int, default=2)
-    p.add_argument("--mode", choices=("game", "hand"), default="game",
-                   help="play whole games to the target, or single hands")
-    p.add_argument("--max-hands", type=int, default=60, help="a game stops (drawn) after this")
+    p.add_argument("--seed", type=int, default=None, help="tournament seed (default 0)")
+    p.add_argument("--players", type=int, default=None, help="players (default 2)")
+    p.add_argument("--mode", choices=("game", "hand"), default=None,
+                   help="play whole games to the target, or single hands (default game)")
+    p.add_argument("--max-hands", type=int, default=None,
+                   help="a game stops (drawn) after this many hands (default 60)")
     p.add_argument("--switch", action="append", type=_switch, default=[], metavar="NAME=VALUE",
                    help="rule switch, repeatable (e.g. sweeps=true)")
     p.add_argument("--out", type=Path, default=None,
                    help=f"output dir (default {DEFAULT_OUT}/<variants>_<agents>, or "
-                        f"{DEFAULT_OUT}/ladder; git-ignored)")
+                        f"{DEFAULT_OUT}/ladder, or runs/protocol/<agent>_<version>; "
+                        "git-ignored)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     a = p.parse_args(argv)
+    if a.protocol is not None:
+        _check_protocol_args(p, a)
+        return a
+    for flag, value in (("--agent", a.agent), ("--quick", a.quick or None),
+                        ("--opponents", a.opponents)):
+        if value is not None:
+            p.error(f"{flag} goes with --protocol VERSION (e.g. --protocol v1 --agent SPEC); "
+                    "to play agents against each other give --agents A B")
+    if a.workers != 1:
+        p.error("--workers goes with --protocol")
+    for key, default in TOURNAMENT_DEFAULTS.items():
+        if getattr(a, key) is None:
+            setattr(a, key, list(default) if isinstance(default, list) else default)
     if not a.ladder and not (a.agents and len(a.agents) >= 2):
         p.error("give --agents A B (two or more) or --ladder")
     return a
+
+
+def _check_protocol_args(p: argparse.ArgumentParser, a: argparse.Namespace) -> None:
+    """``--protocol`` evaluates one agent on what the protocol fixes: refuse the tournament
+    options and name the protocol's own way; load the protocol (unknown version: error)."""
+    if a.agents is not None:
+        p.error("--protocol evaluates one agent against the protocol's opponents: give "
+                "--agent SPEC, not --agents")
+    if a.ladder:
+        p.error("--protocol and --ladder are different runs: give one of them")
+    if not a.agent:
+        p.error("--protocol needs the agent to evaluate: --agent SPEC (e.g. --agent "
+                "ppo:experiments/results/train/casino/model.zip)")
+    fixed = {"--games": a.games, "--seed": a.seed, "--players": a.players, "--mode": a.mode,
+             "--max-hands": a.max_hands, "--switch": a.switch or None,
+             "--games-for": a.games_for or None}
+    given = [flag for flag, value in fixed.items() if value is not None]
+    if given:
+        p.error(f"{', '.join(given)}: fixed by the protocol (its deals, seeds, players and "
+                "modes), not options of a protocol run; --variant and --opponents choose "
+                "among its presets and opponents")
+    if a.workers < 1:
+        p.error(f"--workers must be >= 1, got {a.workers}")
+    from experiments.protocol import load_protocol
+
+    try:
+        a.protocol_def = load_protocol(a.protocol)
+    except ValueError as e:
+        p.error(str(e))
+    for flag, chosen, known in (("--variant", a.variants, a.protocol_def.presets),
+                                ("--opponents", a.opponents, a.protocol_def.opponents)):
+        bad = [x for x in chosen or [] if x not in known]
+        if bad:
+            p.error(f"{flag} {' '.join(bad)}: not in protocol {a.protocol_def.version} "
+                    f"(it has: {', '.join(known)})")
 
 
 def matchups_of(a: argparse.Namespace) -> list[list[str]]:
@@ -239,15 +322,22 @@ def matchups_of(a: argparse.Namespace) -> list[list[str]]:
 
 
 def out_dir(a: argparse.Namespace) -> Path:
-    """``--out``, or a folder under ``runs/evaluate`` named after the variants and agents."""
+    """``--out``, or a folder under ``runs/evaluate`` named after the variants and agents
+    (``runs/protocol/<agent>_<version>`` for a protocol run)."""
     if a.out is not None:
         return a.out
+    if a.protocol is not None:
+        from experiments.protocol import default_out
+
+        return default_out(a.agent, a.protocol_def.version + ("-quick" if a.quick else ""))
     return DEFAULT_OUT / ("ladder" if a.ladder else "_".join(a.variants + matchups_of(a)[0]))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the tournaments of the command line and print the summary."""
     a = parse_args(argv)
+    if a.protocol is not None:
+        return protocol_main(a)
     matchups = matchups_of(a)
     games_for = {}
     for item in a.games_for:
@@ -259,6 +349,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     print((out / "summary.md").read_text())
     print(f"results in {out} (games.csv, summary.csv, summary.md, meta.json, summary.png)")
     return 0 if summaries else 1
+
+
+def protocol_main(a: argparse.Namespace) -> int:
+    """Run the benchmark protocol of the command line, print the table and where it wrote;
+    a bad agent spec, or an agent that can play none of the presets, is an error (status 2)."""
+    import sys
+
+    from experiments.protocol import markdown as protocol_markdown
+    from experiments.protocol import run_protocol, write_outputs
+
+    try:
+        run = run_protocol(a.protocol_def, a.agent, a.variants, a.opponents, quick=a.quick,
+                           workers=a.workers, progress=not a.quiet)
+    except ValueError as e:
+        print(f"python -m experiments.evaluate: error: {e}", file=sys.stderr)
+        return 2
+    out = out_dir(a)
+    write_outputs(run, out)
+    print(protocol_markdown(run))
+    print(f"results in {out} (results.csv, results.md, results.json, games.csv)")
+    return 0
 
 
 if __name__ == "__main__":

@@ -133,3 +133,31 @@ def test_error_bars_are_distances_and_never_negative():
 
     assert error_bars([0.5, 1.0], [0.4, 0.94], [0.7, 1.0 - 1e-12]) == \
         [[pytest.approx(0.1), pytest.approx(0.06)], [pytest.approx(0.2), 0.0]]
+
+
+def test_tournament_defaults() -> None:
+    """Without --protocol the tournament options keep their defaults (the protocol's options
+    leave them unset only to tell a given option from a default)."""
+    from pathlib import Path
+
+    from experiments.evaluate import out_dir, parse_args
+
+    a = parse_args(["--agents", "heuristic", "greedy"])
+    assert (a.variants, a.games, a.seed, a.players, a.mode, a.max_hands) == \
+        (["casino"], 200, 0, 2, "game", 60)
+    assert out_dir(a) == Path("runs/evaluate/casino_heuristic_greedy")
+    assert out_dir(parse_args(["--ladder"])) == Path("runs/evaluate/ladder")
+    a = parse_args(["--variant", "royal", "--agents", "a", "b", "--games", "4", "--mode", "hand",
+                    "--seed", "2", "--players", "4", "--max-hands", "9"])
+    assert (a.variants, a.games, a.seed, a.players, a.mode, a.max_hands) == \
+        (["royal"], 4, 2, 4, "hand", 9)
+
+
+def test_protocol_options_need_protocol(capsys) -> None:
+    from experiments.evaluate import parse_args
+
+    for argv, flag in ((["--agents", "a", "b", "--opponents", "greedy"], "--opponents"),
+                       (["--ladder", "--workers", "2"], "--workers")):
+        with pytest.raises(SystemExit):
+            parse_args(argv)
+        assert f"{flag} goes with --protocol" in capsys.readouterr().err
