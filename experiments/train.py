@@ -1,16 +1,24 @@
-"""Train a MaskablePPO agent for one preset: behaviour-cloning warm start, then PPO against an
-opponent pool (scripted agents and snapshots of the learner), with periodic evaluation.
+"""Train a MaskablePPO agent for one preset: optionally a behaviour-cloning warm start, then
+PPO against an opponent pool (scripted agents and snapshots of the learner), with periodic
+evaluation, checkpoints a run can resume from, and a final evaluation.
 
-One command per result (a TOML file per variant in ``experiments/configs/``)::
+One command per result (a TOML file per variant in ``experiments/configs/``; the from-scratch
+RL baselines in ``experiments/configs/scratch/``, see docs/rl_baselines.md)::
 
     python -m experiments.train --config experiments/configs/casino.toml
     python -m experiments.train --config experiments/configs/casino.toml --steps 20000 \\
         --minutes 5 --out /tmp/casino_try
+    python -m experiments.train --config experiments/configs/scratch/casino.toml --seed 1
+    python -m experiments.train --config experiments/configs/scratch/casino.toml --seed 1 \\
+        --resume                      # continue it after an interruption
 
-The shipped baselines were written with ``--out experiments/results/train/<variant>``; without
-``--out`` a run goes to ``runs/train/<variant>`` (git-ignored), never over a shipped model.
+The shipped cloned baselines were written with ``--out experiments/results/train/<variant>``;
+without ``--out`` a run goes to ``runs/train/<name>`` (git-ignored), never over a shipped
+model. ``<name>`` is ``run.name`` with ``{variant}`` and ``{seed}`` filled in (default: the
+variant; the scratch configs: ``scratch_<variant>_s<seed>``).
 
-Pipeline (everything counts against ``run.time_limit_minutes`` except the final evaluation):
+Pipeline (everything counts against ``run.time_limit_minutes``, summed over resumptions,
+except the final evaluation):
 
 1. ``bc``: the learning seat of ``TrainEnv`` follows a teacher (the heuristic) for
    ``bc.decisions`` decisions; the policy is fitted to its choices and the critic to the hands'
@@ -27,13 +35,31 @@ Pipeline (everything counts against ``run.time_limit_minutes`` except the final 
    ``"subproc"``: ``ppo.workers`` processes each stepping a group of them). The other seats
    are drawn per hand from ``opponents.pool`` (weights; ``self`` = snapshots of the learner,
    refreshed every ``opponents.snapshot_every`` steps, the last ``opponents.snapshots`` kept).
-3. Every ``eval.every`` steps: duplicate-deal single hands against each scripted opponent
-   (``agents.play_match``), hands won with Wilson and paired intervals and mean point
-   difference, written to ``learning_curve.csv``/``.png`` and TensorBoard.
-4. Final model (``model.zip`` + ``model.json``), the config, ``train_log.json`` and the final
+3. Every ``eval.every`` steps (and once at the end): duplicate-deal single hands against each
+   scripted opponent (``agents.play_match``), hands won with Wilson and paired intervals and
+   mean point difference, written to ``learning_curve.csv``/``.png`` (x: environment steps
+   and wall-clock minutes) and TensorBoard.
+4. Final model (``model.zip`` + ``model.json``), the config, ``train_log.json`` (with the
+   frames/s beside the connect-four reference of ``experiments.bench_train``) and the final
    evaluation (``eval_final.md``/``.csv``/``.json``) go to ``--out`` (default
-   ``runs/train/<variant>``); checkpoints and TensorBoard logs to ``--runs`` (default
-   ``runs/train/<variant>`` too, as ``checkpoints/`` and ``tb/``). ``runs/`` is not kept in git.
+   ``runs/train/<name>``); checkpoints and TensorBoard logs to ``--runs`` (default
+   ``runs/train/<name>`` too, as ``checkpoints/`` and ``tb/``). ``runs/`` is not kept in git.
+
+``run.from_scratch = true`` marks a config as reinforcement learning from scratch and makes
+``train`` refuse it if it gives the learner any scripted agent's knowledge (hints, a
+duplicate baseline, behaviour cloning, a heuristic prior); scripted agents may only be
+opponents and evaluators. Its ``eval_final.md`` then says "RL from scratch".
+
+Checkpoints (``<runs>/checkpoints/step_<steps>/``: the model with its optimizer state and
+step counter, the self-play snapshots, the learning-curve rows, the elapsed time and
+counters, the random generators' states) are written every ``run.checkpoint_every`` steps
+and every ``run.checkpoint_minutes`` of wall-clock, between PPO iterations, each to a
+temporary folder renamed into place (a run killed at any moment leaves the previous ones
+whole); the last two are kept. ``--resume`` continues from the latest one with the same
+config (``ppo.timesteps``, ``run.time_limit_minutes`` and the checkpoint and final-evaluation
+settings may change) and the same TensorBoard log. A resumed run is deterministic (resuming
+the same checkpoint twice gives the same run) but not identical to one never interrupted:
+the environments' hands in flight are not saved, so it continues on newly seeded deals.
 """
 
 from __future__ import annotations
@@ -43,14 +69,21 @@ import copy
 import csv
 import json
 import math
+import os
+import pickle
 import platform
+import random
+import re
 import shutil
 import time
+import uuid
 from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import gymnasium  # noqa: F401  (import before casino_env.single, see experiments/train_env.py)
+import numpy as np
 import torch
 
 try:
@@ -60,6 +93,8 @@ except ModuleNotFoundError:  # pragma: no cover (python 3.10)
 
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.logger import configure as configure_logger
+from stable_baselines3.common.vec_env import VecEnv
 
 from agents.ppo import (
     MoveScoringPolicy,
@@ -72,8 +107,8 @@ from agents.tournament import play_match
 from casino_env.encoding import Layout
 from casino_env.engine.rules import make_rules
 from experiments import bc
-from experiments.curves import write_table
-from experiments.stats import error_bars, summarize_pair
+from experiments.curves import Metric, plot_steps_and_minutes, write_table
+from experiments.stats import summarize_pair
 from experiments.train_env import make_train_vec_env
 
 DEFAULTS: dict[str, Any] = {
@@ -100,17 +135,80 @@ DEFAULTS: dict[str, Any] = {
     "eval": {"every": 100_000, "hands": {"random": 100, "greedy": 200, "heuristic": 200},
              "final_hands": {"random": 1000, "greedy": 1000, "heuristic": 1000},
              "seed": 1234, "final_seed": 98765},
-    "run": {"seed": 0, "time_limit_minutes": 55.0, "checkpoint_every": 250_000,
+    "run": {"seed": 0, "name": "", "from_scratch": False, "time_limit_minutes": 55.0,
+            "checkpoint_every": 250_000, "checkpoint_minutes": 10.0,
             "progress": True, "verbose": True},
 }
 SCRIPTED = ("random", "greedy", "heuristic", "search")
 RUNS = Path("runs/train")  # git-ignored: default results, checkpoints and TensorBoard logs
 
 
+KEEP_CHECKPOINTS = 2  # checkpoints kept under <runs>/checkpoints (the newest)
+# Settings that may differ between a run and its resumption (budgets, checkpoints, output).
+RESUMABLE_CHANGES = {("ppo", "timesteps"), ("run", "time_limit_minutes"),
+                     ("run", "checkpoint_every"), ("run", "checkpoint_minutes"),
+                     ("run", "progress"), ("run", "verbose"), ("eval", "final_hands"),
+                     ("eval", "final_seed")}
+
+
+class RunStateError(Exception):
+    """A run cannot start or resume as asked (no checkpoint, another run's checkpoints,
+    a config that differs from the checkpoint's); the message says what to do."""
+
+
 def default_out(variant: str) -> Path:
     """Where a run writes without ``--out`` (and its checkpoints without ``--runs``):
     ``runs/train/<variant>``, git-ignored, so that no run overwrites a shipped model."""
     return RUNS / variant
+
+
+def run_name(cfg: dict) -> str:
+    """The run's name: ``run.name`` with ``{variant}`` and ``{seed}`` filled in (so that each
+    seed of a config gets its own folder), or the variant when it is empty."""
+    template = str(cfg["run"].get("name") or "")
+    if not template:
+        return cfg["env"]["variant"]
+    try:
+        return template.format(variant=cfg["env"]["variant"], seed=cfg["run"]["seed"])
+    except (KeyError, IndexError, ValueError) as exc:
+        raise ValueError(f"run.name {template!r}: only {{variant}} and {{seed}} can be filled "
+                         f"in ({exc})") from None
+
+
+def run_dir(cfg: dict) -> Path:
+    """``runs/train/<run name>``: the default of both ``--out`` and ``--runs``."""
+    return RUNS / run_name(cfg)
+
+
+def check_from_scratch(cfg: dict) -> None:
+    """With ``run.from_scratch = true``, refuse every setting that puts a scripted agent's
+    moves, move scores or hand outcomes into the learner's observation, policy prior, initial
+    weights or reward (issue 17's definition), so that a run labelled "from scratch" is one.
+    Scripted agents remain allowed as opponents (``opponents.pool``) and evaluators."""
+    if not cfg["run"].get("from_scratch"):
+        return
+    e, b, pol = cfg["env"], cfg["bc"], cfg["policy"]
+    problems = []
+    if e.get("hints"):
+        problems.append(f"env.hints = {e['hints']!r} puts the {e['hints']}'s move scores in "
+                        "the observation")
+    if e.get("baseline"):
+        problems.append(f"env.baseline = {e['baseline']!r} puts the {e['baseline']}'s hand "
+                        "outcomes in the reward")
+    if int(b.get("decisions") or 0) > 0:
+        problems.append(f"bc.decisions = {b['decisions']} clones the {b['teacher']}'s moves "
+                        "into the initial weights (set it to 0)")
+    if b.get("load_demos"):
+        problems.append(f"bc.load_demos = {b['load_demos']!r} clones recorded moves")
+    if int(b.get("dagger_rounds") or 0) > 0:
+        problems.append(f"bc.dagger_rounds = {b['dagger_rounds']} fits a teacher's labels")
+    if float(pol.get("prior_temperature") or 0.0) > 0:
+        problems.append(f"policy.prior_temperature = {pol['prior_temperature']} starts the "
+                        "policy from the heuristic's move scores")
+    if problems:
+        raise ValueError("run.from_scratch = true, but " + "; ".join(problems) + ". A "
+                         "from-scratch run may use scripted agents only as opponents and "
+                         "evaluators.")
 
 
 # -- configuration -------------------------------------------------------------------------------
@@ -312,59 +410,199 @@ def plot_bc_curve(epochs: list[dict], path: Path) -> None:
 
 def plot_curve(rows: list[dict], path: Path) -> None:
     """Hands won (Wilson 95% band) and point difference per hand against each opponent, over
-    wall-clock minutes (timesteps on the top axis of the first panel)."""
-    import matplotlib
+    environment steps (left) and wall-clock minutes (right)."""
+    steps = max((r["timesteps"] for r in rows), default=0)
+    title = (f"learning curve ({steps:,} PPO steps)" if steps else
+             "after behaviour cloning (no PPO)" if any(r.get("phase") == "bc" for r in rows)
+             else "before training")
+    plot_steps_and_minutes(rows, path, [
+        Metric("win_rate", "wilson_lo", "wilson_hi", "hands won (draws half), 95% Wilson band",
+               refs=((0.5, "--"), (0.95, ":")), ylim=(0, 1.02)),
+        Metric("diff_per_hand", "diff_lo", "diff_hi",
+               "points per hand, PPO - opponent (95% CI)", refs=((0.0, "-"),))],
+        title=title, minutes_label="wall-clock minutes of the run (over resumptions)")
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
-    colors = {"random": "#55a868", "greedy": "#4c72b0", "heuristic": "#c44e52",
-              "search": "#8172b2"}
-    for opp in dict.fromkeys(r["opponent"] for r in rows):
-        rs = [r for r in rows if r["opponent"] == opp]
-        x = [r["minutes"] for r in rs]
-        c = colors.get(opp)
-        for ax, y, lo, hi in ((axes[0], "win_rate", "wilson_lo", "wilson_hi"),
-                              (axes[1], "diff_per_hand", "diff_lo", "diff_hi")):
-            ys = [r[y] for r in rs]
-            if len(rs) == 1:  # one evaluation (behaviour cloning only): a point with its bar
-                ax.errorbar(x, ys, yerr=error_bars(ys, [rs[0][lo]], [rs[0][hi]]), fmt="o",
-                            color=c, label=opp, ms=4, capsize=4)
-            else:
-                ax.plot(x, ys, "o-", color=c, label=opp, ms=3)
-                ax.fill_between(x, [r[lo] for r in rs], [r[hi] for r in rs], color=c,
-                                alpha=0.15)
-    axes[0].axhline(0.5, color="grey", lw=1, ls="--")
-    axes[0].axhline(0.95, color="grey", lw=1, ls=":")
-    axes[0].set_ylim(0, 1.02)
-    axes[0].set_ylabel("hands won (draws half), 95% Wilson band")
-    axes[1].axhline(0, color="grey", lw=1)
-    axes[1].set_ylabel("points per hand, PPO - opponent (95% CI)")
-    xs = [r["minutes"] for r in rows]
-    for ax in axes:
-        ax.set_xlabel("wall-clock minutes (behaviour cloning from 0, then PPO)")
-        ax.ticklabel_format(axis="x", useOffset=False)
-        if xs and max(xs) - min(xs) < 0.5:  # a single evaluation: give it some room
-            ax.set_xlim(min(xs) - 1, max(xs) + 1)
-        ax.legend(fontsize=8)
-        ax.grid(alpha=0.3)
-    steps = [r["timesteps"] for r in rows]
-    if steps:
-        fig.suptitle(f"learning curve ({max(steps):,} PPO steps)" if max(steps) else
-                     "after behaviour cloning (no PPO)", fontsize=10)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+# -- checkpoints --------------------------------------------------------------------------------
+
+@dataclass
+class RunState:
+    """What a run needs besides its model to continue after an interruption: its counters
+    (steps of the next snapshot, evaluation and checkpoint), its clocks (seconds of the whole
+    run, of PPO and of the periodic evaluations, summed over resumptions), whether it has
+    finished, and the resumptions so far. Saved as ``state.json`` in every checkpoint."""
+
+    run_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    timesteps: int = 0
+    elapsed_seconds: float = 0.0
+    ppo_seconds: float = 0.0
+    eval_seconds: float = 0.0
+    next_snapshot: int = 0
+    next_eval: int = 0
+    next_checkpoint: int = 0
+    last_checkpoint_seconds: float = 0.0
+    finished: bool = False
+    stopped_by_time: bool = False
+    tensorboard_dir: str | None = None
+    resumes: list[dict] = field(default_factory=list)
+
+    @classmethod
+    def start(cls, cfg: dict) -> RunState:
+        """A new run's state: the first snapshot, evaluation and checkpoint one period in."""
+        o, ev, r = cfg["opponents"], cfg["eval"], cfg["run"]
+        return cls(next_snapshot=int(o.get("snapshot_every") or 0),
+                   next_eval=int(ev.get("every") or 0),
+                   next_checkpoint=int(r.get("checkpoint_every") or 0))
+
+
+@dataclass
+class Checkpoint:
+    """One checkpoint folder read back: its run state, config, learning-curve rows and
+    training log (the model, snapshots and random states stay on disk until loaded)."""
+
+    path: Path
+    state: RunState
+    config: dict
+    curve: list[dict]
+    log: dict
+
+    @classmethod
+    def read(cls, path: Path) -> Checkpoint:
+        data = json.loads((path / "state.json").read_text())
+        return cls(path, RunState(**data["state"]), data["config"], data["curve"], data["log"])
+
+
+CHECKPOINT = re.compile(r"step_(\d+)$")
+
+
+def list_checkpoints(root: Path) -> list[Path]:
+    """The complete checkpoints under ``root``, oldest first (by step; a folder becomes
+    ``step_<n>`` only once everything in it is written, so partial ones never count)."""
+    if not root.is_dir():
+        return []
+    found = [(int(m.group(1)), p) for p in root.iterdir()
+             if p.is_dir() and (m := CHECKPOINT.match(p.name)) and (p / "state.json").exists()]
+    return [p for _, p in sorted(found)]
+
+
+def latest_checkpoint(root: Path) -> Path | None:
+    """The newest complete checkpoint under ``root``, or None."""
+    found = list_checkpoints(root)
+    return found[-1] if found else None
+
+
+def _fsync(path: Path) -> None:
+    """Flush a file or a folder's entries to disk (so a rename after it publishes whole files)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def rng_states() -> dict:
+    """The global random generators that PPO draws from (action sampling: torch; minibatch
+    order: numpy; python's for completeness)."""
+    return {"python": random.getstate(), "numpy": np.random.get_state(),
+            "torch": torch.get_rng_state()}
+
+
+def set_rng_states(states: dict) -> None:
+    """Put back what ``rng_states`` returned."""
+    random.setstate(states["python"])
+    np.random.set_state(states["numpy"])
+    torch.set_rng_state(states["torch"])
+
+
+def write_checkpoint(root: Path, model: MaskablePPO, cfg: dict, snapshots: Sequence[PPOAgent],
+                     state: RunState, curve: list[dict], log: dict,
+                     keep: int = KEEP_CHECKPOINTS) -> Path:
+    """Write ``root/step_<steps>``: the model with its optimizer state (``model.zip`` and
+    ``model.json``, so that ``ppo:<folder>`` plays it), the self-play snapshots' weights,
+    the random generators' states and ``state.json`` (run state, config, curve rows, log).
+    Everything goes to a temporary folder first, flushed to disk, then renamed into place:
+    a run killed at any moment leaves every earlier checkpoint whole. Keeps the newest
+    ``keep`` checkpoints and returns the new one's path."""
+    root.mkdir(parents=True, exist_ok=True)
+    for stale in root.glob(".tmp_*"):  # left by a run killed while writing
+        shutil.rmtree(stale, ignore_errors=True)
+    step = int(state.timesteps)
+    tmp = root / f".tmp_step_{step}_{os.getpid()}"
+    tmp.mkdir()
+    model.save(tmp / "model.zip")
+    save_env_config(tmp / "model.zip", env_config(cfg))
+    torch.save([s.policy.state_dict() for s in snapshots], tmp / "snapshots.pt")
+    with (tmp / "rng.pkl").open("wb") as f:
+        pickle.dump(rng_states(), f)
+    (tmp / "state.json").write_text(json.dumps(
+        {"state": asdict(state), "config": cfg, "curve": curve, "log": log}, default=float))
+    for f in tmp.iterdir():
+        _fsync(f)
+    _fsync(tmp)
+    final = root / f"step_{step}"
+    if final.exists():  # the same step again (the last checkpoint, now marked finished)
+        old = root / f".tmp_old_step_{step}_{os.getpid()}"
+        final.rename(old)
+        tmp.rename(final)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        tmp.rename(final)
+    _fsync(root)
+    for old in list_checkpoints(root)[:-max(1, keep)]:
+        gone = root / f".tmp_pruned_{old.name}_{os.getpid()}"
+        old.rename(gone)  # first out of sight: a half-deleted checkpoint must not count
+        shutil.rmtree(gone, ignore_errors=True)
+    return final
+
+
+def load_checkpoint(ckpt: Checkpoint, cfg: dict, venv: VecEnv, tensorboard_log: str | None
+                    ) -> tuple[MaskablePPO, list[PPOAgent]]:
+    """The model (optimizer state and step counter included) and the self-play snapshots of
+    ``ckpt``, with the global random generators put back as they were when it was written."""
+    model = MaskablePPO.load(ckpt.path / "model.zip", env=venv, device="cpu",
+                             tensorboard_log=tensorboard_log)
+    snapshots = []
+    for sd in torch.load(ckpt.path / "snapshots.pt", weights_only=True):
+        policy = snapshot_policy(model.policy)
+        policy.load_state_dict(sd)
+        snapshots.append(PPOAgent(policy, env_config(cfg), deterministic=bool(
+            cfg["opponents"]["snapshot_deterministic"])))
+    with (ckpt.path / "rng.pkl").open("rb") as f:
+        set_rng_states(pickle.load(f))  # after load, which reseeds them from the config seed
+    return model, snapshots
+
+
+def config_changes(saved: dict, cfg: dict) -> list[str]:
+    """The settings (``section.key``) in which ``cfg`` differs from a checkpoint's config,
+    other than those a resumption may change (``RESUMABLE_CHANGES``)."""
+    out = []
+    for section in sorted(set(saved) | set(cfg)):
+        a, b = saved.get(section) or {}, cfg.get(section) or {}
+        for key in sorted(set(a) | set(b)):
+            if (section, key) not in RESUMABLE_CHANGES and a.get(key) != b.get(key):
+                out.append(f"{section}.{key} ({a.get(key)!r} in the checkpoint, "
+                           f"{b.get(key)!r} now)")
+    return out
+
+
+def resume_seed(seed: int, steps: int) -> int:
+    """The environments' seed after resuming at ``steps``: new deals (not the run's first
+    ones again), the same for every resumption from the same checkpoint."""
+    return int(np.random.SeedSequence([seed, steps]).generate_state(1)[0])
 
 
 # -- training --------------------------------------------------------------------------------------
 
 class TrainingCallback(BaseCallback):
-    """Self-play snapshots, periodic evaluation, checkpoints and the wall-clock budget."""
+    """Self-play snapshots, periodic evaluation and checkpoints between PPO iterations (where
+    the model, its step counter and the rollouts agree), the wall-clock budget at every step.
+
+    ``state`` carries the counters and clocks over resumptions; ``t_start`` is the
+    ``perf_counter`` time the run would have started at had it never stopped."""
 
     def __init__(self, cfg: dict, out: Path, runs: Path, t_start: float, curve: list[dict],
-                 snapshots: list) -> None:
+                 snapshots: list, state: RunState | None = None,
+                 log: dict | None = None) -> None:
         super().__init__()
         self.cfg = cfg
         self.out = out
@@ -372,62 +610,116 @@ class TrainingCallback(BaseCallback):
         self.t_start = t_start
         self.curve = curve
         self.snapshots = snapshots
+        self.state = state if state is not None else RunState.start(cfg)
+        self.log = log if log is not None else {}
         self.limit = 60 * float(cfg["run"]["time_limit_minutes"])
         o, ev, r = cfg["opponents"], cfg["eval"], cfg["run"]
         self.snap_every = int(o.get("snapshot_every") or 0)
         self.eval_every = int(ev.get("every") or 0)
         self.ckpt_every = int(r.get("checkpoint_every") or 0)
-        self.next_snap = self.snap_every
-        self.next_eval = self.eval_every
-        self.next_ckpt = self.ckpt_every
-        self.eval_seconds = 0.0
-        self.stopped_by_time = False
+        self.ckpt_seconds = 60 * float(r.get("checkpoint_minutes") or 0.0)
+        self.ppo_seconds0 = self.state.ppo_seconds  # PPO seconds of the earlier sessions
+        self.learn_t0 = time.perf_counter()
+        self.checkpointed_at = self.state.timesteps  # (a resumed run: its checkpoint's step)
+
+    @property
+    def eval_seconds(self) -> float:
+        """Seconds of periodic evaluation over the whole run."""
+        return self.state.eval_seconds
+
+    @property
+    def stopped_by_time(self) -> bool:
+        """Whether the time budget stopped PPO."""
+        return self.state.stopped_by_time
 
     def minutes(self) -> float:
         return (time.perf_counter() - self.t_start) / 60
 
+    def _on_training_start(self) -> None:
+        self.learn_t0 = time.perf_counter()
+        self.state.tensorboard_dir = self.model.logger.dir
+
+    def sync(self) -> RunState:
+        """Bring the state's step counter and clocks up to now."""
+        now = time.perf_counter()
+        self.state.timesteps = int(self.model.num_timesteps)
+        self.state.elapsed_seconds = now - self.t_start
+        self.state.ppo_seconds = self.ppo_seconds0 + now - self.learn_t0
+        return self.state
+
+    def frames_per_second(self) -> float:
+        """PPO steps per second of PPO (over resumptions, evaluations included), as of the
+        state's clocks or, during PPO, now."""
+        if self.state.finished or self.model.num_timesteps == self.state.timesteps:
+            return self.state.timesteps / max(self.state.ppo_seconds, 1e-9)
+        seconds = self.ppo_seconds0 + time.perf_counter() - self.learn_t0
+        return self.model.num_timesteps / max(seconds, 1e-9)
+
+    def _on_rollout_start(self) -> None:
+        n = self.num_timesteps = int(self.model.num_timesteps)
+        st = self.state
+        if self.snap_every and n >= st.next_snapshot:
+            while st.next_snapshot <= n:
+                st.next_snapshot += self.snap_every
+            add_snapshot(self.model, self.cfg, self.snapshots)
+            self.training_env.env_method(
+                "set_opponent", weighted_pool(self.cfg["opponents"]["pool"], self.snapshots))
+        if self.eval_every and n >= st.next_eval:
+            while st.next_eval <= n:
+                st.next_eval += self.eval_every
+            self.evaluate()
+        due_steps = self.ckpt_every and n >= st.next_checkpoint
+        due_time = self.ckpt_seconds and (time.perf_counter() - self.t_start
+                                          - st.last_checkpoint_seconds >= self.ckpt_seconds)
+        if (due_steps or due_time) and n != self.checkpointed_at:
+            if self.ckpt_every:
+                while st.next_checkpoint <= n:
+                    st.next_checkpoint += self.ckpt_every
+            self.checkpoint()
+
+    def checkpoint(self, sync: bool = True) -> Path:
+        """Write a checkpoint of the run as it is now (see ``write_checkpoint``); without
+        ``sync``, with the clocks as they were last brought up to date."""
+        st = self.sync() if sync else self.state
+        st.last_checkpoint_seconds = st.elapsed_seconds
+        self.checkpointed_at = st.timesteps
+        return write_checkpoint(self.runs / "checkpoints", self.model, self.cfg, self.snapshots,
+                                st, self.curve, self.log)
+
     def _on_step(self) -> bool:
-        n = self.num_timesteps
         for done, info in zip(self.locals.get("dones", ()), self.locals.get("infos", ())):
             if done and "raw_reward" in info:  # duplicate scoring: log both sides of it
                 self.logger.record_mean("train/hand_reward", info["raw_reward"])
                 self.logger.record_mean("train/baseline_hand_reward", info["baseline_reward"])
-        if self.snap_every and n >= self.next_snap:
-            self.next_snap += self.snap_every
-            add_snapshot(self.model, self.cfg, self.snapshots)
-            self.training_env.env_method(
-                "set_opponent", weighted_pool(self.cfg["opponents"]["pool"], self.snapshots))
-        if self.eval_every and n >= self.next_eval:
-            self.next_eval += self.eval_every
-            self.evaluate()
-        if self.ckpt_every and n >= self.next_ckpt:
-            self.next_ckpt += self.ckpt_every
-            path = self.runs / "checkpoints" / f"step_{n}.zip"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            self.model.save(path)
-            save_env_config(path, env_config(self.cfg))
         if time.perf_counter() - self.t_start > self.limit:
-            self.stopped_by_time = True
+            self.state.stopped_by_time = True
             return False
         return True
 
-    def evaluate(self) -> None:
+    def evaluate(self, minutes: float | None = None, count: bool = True) -> None:
+        """Play the current policy against the evaluation opponents (``eval.hands``) and add
+        the results to the learning curve (CSV, PNG, TensorBoard) at ``minutes`` (default:
+        now); ``count`` adds its seconds to the run's evaluation seconds."""
         t0 = time.perf_counter()
+        minutes = self.minutes() if minutes is None else minutes  # when the model was this
         agent = PPOAgent(snapshot_policy(self.model.policy), env_config(self.cfg))
         rows = evaluate_agent(agent, self.cfg, self.cfg["eval"]["hands"],
                               self.cfg["eval"]["seed"])
-        minutes = self.minutes()
+        n = int(self.model.num_timesteps)
+        logger = getattr(self.model, "_logger", None)  # none before a loaded model learns
         for r in rows:
-            r.update(timesteps=self.num_timesteps, minutes=minutes, phase="ppo")
-            self.logger.record(f"eval/win_rate_{r['opponent']}", r["win_rate"])
-            self.logger.record(f"eval/diff_per_hand_{r['opponent']}", r["diff_per_hand"])
+            r.update(timesteps=n, minutes=minutes, phase="ppo")
+            if logger is not None:
+                logger.record(f"eval/win_rate_{r['opponent']}", r["win_rate"])
+                logger.record(f"eval/diff_per_hand_{r['opponent']}", r["diff_per_hand"])
         self.curve.extend(rows)
         write_curve(self.curve, self.out)
-        self.eval_seconds += time.perf_counter() - t0
+        if count:
+            self.state.eval_seconds += time.perf_counter() - t0
         if self.cfg["run"].get("verbose", True):
             text = "  ".join(f"{r['opponent']} {r['win_rate']:.3f}" for r in rows)
-            print(f"[{minutes:5.1f} min, {self.num_timesteps:,} steps] hands won: {text}",
-                  flush=True)
+            print(f"[{minutes:5.1f} min, {n:,} steps, "
+                  f"{self.frames_per_second():.0f} frames/s] hands won: {text}", flush=True)
 
 
 def add_snapshot(model: MaskablePPO, cfg: dict, snapshots: list) -> None:
@@ -515,66 +807,175 @@ def behaviour_cloning(cfg: dict, policy, out: Path, seed: int, progress: bool) -
     return log
 
 
+def _say(cfg: dict, text: str) -> None:
+    if cfg["run"].get("verbose", True):
+        print(text, flush=True)
+
+
+def prepare_run(cfg: dict, out: Path, runs: Path, resume: bool, fresh: bool
+                ) -> Checkpoint | None:
+    """Check that the run can start (or resume) as asked and return the checkpoint to resume
+    from (None for a new run). A new run refuses a ``--runs`` folder that holds another run's
+    checkpoints unless ``fresh`` (which deletes them); ``resume`` needs a checkpoint written
+    with the same config (``RESUMABLE_CHANGES`` aside)."""
+    root = runs / "checkpoints"
+    latest = latest_checkpoint(root)
+    if not resume:
+        if latest is not None and not fresh:
+            raise RunStateError(
+                f"{root} holds the checkpoints of an earlier run (latest {latest.name}): add "
+                "--resume to continue it, --fresh to delete them and start again, or give "
+                "another --runs")
+        if fresh and root.exists():
+            shutil.rmtree(root)
+        return None
+    if latest is None:
+        raise RunStateError(f"--resume: no checkpoint in {root}, so nothing to resume (a run "
+                            "writes its first one when PPO starts); run without --resume to "
+                            "start it")
+    ckpt = Checkpoint.read(latest)
+    changes = config_changes(ckpt.config, cfg)
+    if changes:
+        raise RunStateError(f"--resume: the config differs from the one {latest} was written "
+                            f"with in {'; '.join(changes)}; resume with the same config or "
+                            "start a new run elsewhere (--runs, --out)")
+    return ckpt
+
+
+def _finished_results(out: Path, ckpt: Checkpoint) -> dict | None:
+    """The final log in ``out`` if the finished run of ``ckpt`` completed its final step
+    (model saved, final evaluation written), else None."""
+    path = out / "train_log.json"
+    if not (ckpt.state.finished and (out / "model.zip").exists() and path.exists()):
+        return None
+    log = json.loads(path.read_text())
+    return log if log.get("run_id") == ckpt.state.run_id and log.get("finished") else None
+
+
 def train(cfg: dict, out: str | Path, runs: str | Path | None = None,
-          config_path: str | Path | None = None) -> dict:
-    """Run the whole pipeline of one config; returns the training log (also in ``out``)."""
+          config_path: str | Path | None = None, resume: bool = False,
+          fresh: bool = False) -> dict:
+    """Run the whole pipeline of one config, or with ``resume`` continue it from its latest
+    checkpoint under ``runs``; returns the training log (also in ``out``). ``fresh`` deletes
+    an earlier run's checkpoints under ``runs`` instead of refusing to start over them."""
     torch.set_num_threads(1)  # more threads are 25x slower on this machine's small batches
+    check_from_scratch(cfg)
     out = Path(out)
-    runs = Path(runs) if runs is not None else default_out(cfg["env"]["variant"])
+    runs = Path(runs) if runs is not None else run_dir(cfg)
+    ckpt = prepare_run(cfg, out, runs, resume, fresh)
+    progress = bool(cfg["run"].get("progress", True))
+    if ckpt is not None and ckpt.state.finished:
+        done = _finished_results(out, ckpt)
+        if done is not None:
+            print(f"{runs}: the run is finished ({ckpt.state.timesteps:,} PPO steps, "
+                  f"{ckpt.state.elapsed_seconds / 60:.1f} min of training); nothing to resume. "
+                  f"Results in {out}", flush=True)
+            done["already_finished"] = True
+            return done
+        _say(cfg, f"{runs}: the run finished training at {ckpt.path.name}; writing its model "
+                  "and final evaluation")
+        log = ckpt.log
+        model = MaskablePPO.load(ckpt.path / "model.zip", device="cpu")
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "config.json").write_text(json.dumps(cfg, indent=2, sort_keys=True) + "\n")
+        if config_path is not None:
+            copy_config(config_path, out)
+        save_small(model, out / "model.zip")
+        save_env_config(out / "model.zip", env_config(cfg))
+        if ckpt.curve:
+            write_curve(ckpt.curve, out)
+        final_evaluation(cfg, out, log, progress)
+        return log
     out.mkdir(parents=True, exist_ok=True)
     runs.mkdir(parents=True, exist_ok=True)
-    progress = bool(cfg["run"].get("progress", True))
     seed = int(cfg["run"]["seed"])
     (out / "config.json").write_text(json.dumps(cfg, indent=2, sort_keys=True) + "\n")
     if config_path is not None:
         copy_config(config_path, out)
-    t_start = time.perf_counter()
-    log: dict[str, Any] = {"config": str(config_path) if config_path else None,
-                           "machine": f"{platform.machine()} python {platform.python_version()}"
-                           f" torch {torch.__version__}", "bc": {}, "ppo": {}}
     p = cfg["ppo"]
-    venv = make_train_vec_env(env_kwargs(cfg), p["n_envs"], seed, p["vec"], p["workers"])
-    curve: list[dict] = []
-    try:
-        model = build_model(cfg, venv, str(runs / "tb"), seed)
-        log["parameters"] = sum(t.numel() for t in model.policy.parameters())
-        # 1. behaviour cloning
-        b = cfg["bc"]
-        if b.get("decisions"):
-            log["bc"] = behaviour_cloning(cfg, model.policy, out, seed, progress)
-        if cfg["eval"].get("every"):
-            t0 = time.perf_counter()
-            agent = PPOAgent(snapshot_policy(model.policy), env_config(cfg))
-            rows = evaluate_agent(agent, cfg, cfg["eval"]["hands"], cfg["eval"]["seed"])
-            for r in rows:
-                r.update(timesteps=0, minutes=(time.perf_counter() - t_start) / 60,
-                         phase="bc" if b.get("decisions") else "init")
-            curve.extend(rows)
+    limit = 60 * float(cfg["run"]["time_limit_minutes"])
+    if ckpt is None:
+        state = RunState.start(cfg)
+        t_start = time.perf_counter()
+        log: dict[str, Any] = {
+            "config": str(config_path) if config_path else None, "run": run_name(cfg),
+            "run_id": state.run_id, "from_scratch": bool(cfg["run"].get("from_scratch")),
+            "machine": f"{platform.machine()} python {platform.python_version()}"
+                       f" torch {torch.__version__}", "bc": {}, "ppo": {}}
+        curve: list[dict] = []
+    else:
+        state, log, curve = ckpt.state, ckpt.log, ckpt.curve
+        t_start = time.perf_counter() - state.elapsed_seconds  # the budget spans resumptions
+        state.resumes.append({"step": state.timesteps, "minutes": state.elapsed_seconds / 60,
+                              "checkpoint": ckpt.path.name,
+                              "at": time.strftime("%Y-%m-%d %H:%M:%S")})
+        _say(cfg, f"resuming {runs} from {ckpt.path.name}: {state.timesteps:,} PPO steps, "
+                  f"{state.elapsed_seconds / 60:.1f} of {limit / 60:g} min used, "
+                  f"{len(curve)} learning-curve rows")
+        if curve:
             write_curve(curve, out)
-            log["eval_seconds_before_ppo"] = time.perf_counter() - t0
-            if cfg["run"].get("verbose", True):
-                print("before PPO: hands won " + "  ".join(
-                    f"{r['opponent']} {r['win_rate']:.3f}" for r in rows), flush=True)
+    venv_seed = seed if ckpt is None else resume_seed(seed, state.timesteps)
+    venv = make_train_vec_env(env_kwargs(cfg), p["n_envs"], venv_seed, p["vec"], p["workers"])
+    try:
+        if ckpt is None:
+            model = build_model(cfg, venv, str(runs / "tb"), seed)
+            log["parameters"] = sum(t.numel() for t in model.policy.parameters())
+            # 1. behaviour cloning
+            b = cfg["bc"]
+            if b.get("decisions"):
+                log["bc"] = behaviour_cloning(cfg, model.policy, out, seed, progress)
+            if cfg["eval"].get("every"):
+                t0 = time.perf_counter()
+                minutes = (t0 - t_start) / 60
+                agent = PPOAgent(snapshot_policy(model.policy), env_config(cfg))
+                rows = evaluate_agent(agent, cfg, cfg["eval"]["hands"], cfg["eval"]["seed"])
+                for r in rows:
+                    r.update(timesteps=0, minutes=minutes,
+                             phase="bc" if b.get("decisions") else "init")
+                curve.extend(rows)
+                write_curve(curve, out)
+                log["eval_seconds_before_ppo"] = time.perf_counter() - t0
+                _say(cfg, "before PPO: hands won " + "  ".join(
+                    f"{r['opponent']} {r['win_rate']:.3f}" for r in rows))
+            snapshots: list = []
+            if cfg["opponents"]["pool"].get("self"):
+                add_snapshot(model, cfg, snapshots)
+        else:
+            model, snapshots = load_checkpoint(ckpt, cfg, venv, str(runs / "tb"))
+            venv.seed(venv_seed)  # (loading reseeded them with the config's seed)
+            if state.tensorboard_dir:  # the same TensorBoard run folder goes on
+                model.set_logger(configure_logger(state.tensorboard_dir, ["tensorboard"]))
         # 2. PPO against the pool
-        snapshots: list = []
-        if cfg["opponents"]["pool"].get("self"):
-            add_snapshot(model, cfg, snapshots)
         venv.env_method("set_opponent", weighted_pool(cfg["opponents"]["pool"], snapshots))
-        cb = TrainingCallback(cfg, out, runs, t_start, curve, snapshots)
-        t0 = time.perf_counter()
-        if int(p["timesteps"]) > 0 and (time.perf_counter() - t_start
-                                         < 60 * cfg["run"]["time_limit_minutes"]):
-            model.learn(int(p["timesteps"]), callback=cb, progress_bar=progress,
-                        tb_log_name="ppo")
-        ppo_seconds = time.perf_counter() - t0
-        train_seconds = time.perf_counter() - t_start
-        log["ppo"] = {"timesteps": int(model.num_timesteps), "seconds": ppo_seconds,
-                      "eval_seconds": cb.eval_seconds,
-                      "frames_per_second": model.num_timesteps / max(ppo_seconds, 1e-9),
-                      "frames_per_second_excluding_eval": model.num_timesteps / max(
-                          ppo_seconds - cb.eval_seconds, 1e-9),
-                      "stopped_by_time_limit": cb.stopped_by_time}
-        log["train_minutes"] = train_seconds / 60
+        cb = TrainingCallback(cfg, out, runs, t_start, curve, snapshots, state, log)
+        if ckpt is None:
+            cb.init_callback(model)
+            cb.checkpoint()  # step 0: a resumption skips behaviour cloning
+        remaining = int(p["timesteps"]) - int(model.num_timesteps)
+        if remaining > 0 and time.perf_counter() - t_start < limit:
+            model.learn(remaining, callback=cb, progress_bar=progress, tb_log_name="ppo",
+                        reset_num_timesteps=ckpt is None)
+        else:
+            cb.init_callback(model)
+        cb.sync()  # training ends here: the clocks stop before the curve's last evaluation
+        if (cfg["eval"].get("every") and model.num_timesteps
+                and (not curve or curve[-1]["timesteps"] < model.num_timesteps)):
+            t0 = time.perf_counter()
+            # the last point of the curve: the model that is saved (outside the budget, like
+            # the final evaluation)
+            cb.evaluate(minutes=state.elapsed_seconds / 60, count=False)
+            log["last_curve_eval_seconds"] = time.perf_counter() - t0
+            if getattr(model, "_logger", None) is not None:
+                model.logger.dump(model.num_timesteps)
+        state.finished = True
+        state.stopped_by_time = state.stopped_by_time or state.elapsed_seconds >= limit
+        log["ppo"] = ppo_log(state)
+        log["train_minutes"] = state.elapsed_seconds / 60
+        log["finished"] = True
+        cb.checkpoint(sync=False)
+        if state.timesteps:
+            _say(cfg, f"PPO: {state.timesteps:,} steps in {state.ppo_seconds / 60:.1f} min, "
+                      + frames_text(log["ppo"]))
         model_path = out / "model.zip"
         save_small(model, model_path)
         save_env_config(model_path, env_config(cfg))
@@ -583,6 +984,50 @@ def train(cfg: dict, out: str | Path, runs: str | Path | None = None,
     # 3. final evaluation of the saved model (not part of the training budget)
     final_evaluation(cfg, out, log, progress)
     return log
+
+
+def connect_four_reference() -> dict | None:
+    """The connect-four reference of ``experiments.bench_train`` as committed in
+    ``experiments/results/bench_train.csv`` (MaskablePPO frames/s on PettingZoo's
+    connect_four_v3 against a random opponent, one environment, this machine), or None."""
+    path = Path(__file__).resolve().parent / "results" / "bench_train.csv"
+    try:
+        with path.open(newline="") as f:
+            for row in csv.DictReader(f):
+                if row["setting"].startswith("connect_four_v3"):
+                    return {"setting": row["setting"],
+                            "frames_per_second": float(row["frames_per_s"]),
+                            "source": "experiments/results/bench_train.csv"}
+    except (OSError, KeyError, ValueError):
+        return None
+    return None
+
+
+def ppo_log(state: RunState) -> dict:
+    """The PPO part of ``train_log.json``: steps, seconds and frames/s over the whole run
+    (all sessions), with the connect-four reference of ``experiments.bench_train`` beside."""
+    steps, secs = state.timesteps, state.ppo_seconds
+    out = {"timesteps": int(steps), "seconds": secs, "eval_seconds": state.eval_seconds,
+           "frames_per_second": steps / max(secs, 1e-9),
+           "frames_per_second_excluding_eval": steps / max(secs - state.eval_seconds, 1e-9),
+           "stopped_by_time_limit": state.stopped_by_time,
+           "resumptions": len(state.resumes), "resumed_at_steps": [
+               r["step"] for r in state.resumes]}
+    ref = connect_four_reference()
+    if ref is not None:
+        out["connect_four_reference"] = ref
+        out["vs_connect_four"] = out["frames_per_second"] / ref["frames_per_second"]
+    return out
+
+
+def frames_text(ppo: dict) -> str:
+    """"1,234 frames/s (1.49x the connect_four_v3 reference, 830 frames/s)" for logs."""
+    text = f"{ppo.get('frames_per_second', 0):,.0f} frames/s"
+    ref = ppo.get("connect_four_reference")
+    if ref:
+        text += (f" ({ppo['vs_connect_four']:.2f}x the connect_four_v3 reference of "
+                 f"experiments.bench_train, {ref['frames_per_second']:,.0f} frames/s on one env)")
+    return text
 
 
 def final_evaluation(cfg: dict, out: Path, log: dict, progress: bool = True) -> None:
@@ -611,6 +1056,45 @@ def _trained_text(cfg: dict, log: dict) -> str:
     return f"{ppo} after {cloned}" if cloned else ppo
 
 
+def policy_text(cfg: dict) -> str:
+    """The policy in words: "MlpPolicy [256, 256]" (compose) or "MoveScoringPolicy"."""
+    if cfg["env"]["action_mode"] == "enumerate":
+        return "MoveScoringPolicy"
+    return f"MlpPolicy {list(cfg['policy']['net_arch'])}"
+
+
+def opponents_text(cfg: dict) -> str:
+    """The training opponents in words: "random 1, greedy 1, heuristic 2 and self-play
+    snapshots 2 (the last 4, one every 200,000 steps)" (pool weights)."""
+    o = cfg["opponents"]
+    parts = []
+    for name, w in o["pool"].items():
+        if not w:
+            continue
+        if name == "self":
+            parts.append(f"self-play snapshots {w:g} (the last {o['snapshots']}, one every "
+                         f"{int(o.get('snapshot_every') or 0):,} steps)")
+        else:
+            parts.append(f"{name} {w:g}")
+    return ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1] \
+        if parts else "none"
+
+
+def scratch_text(cfg: dict, log: dict) -> str:
+    """The from-scratch description of ``eval_final.md``: "RL from scratch: MaskablePPO
+    MlpPolicy [256, 256], 1,000,000 steps, opponents ...", and what from scratch excludes."""
+    ppo = log.get("ppo") or {}
+    return (f"RL from scratch: MaskablePPO {policy_text(cfg)}, {ppo.get('timesteps', 0):,} "
+            f"steps in {log.get('train_minutes', 0):.1f} min at "
+            f"{ppo.get('frames_per_second', 0):,.0f} frames/s on {cfg['ppo']['n_envs']} "
+            f"environments ({cfg['ppo']['vec']}), opponents weighted {opponents_text(cfg)}; "
+            f"reward: hand points x {cfg['env']['reward_scale']:g}, observation "
+            f"{cfg['env'].get('observation') or 'full'!r}, seed {cfg['run']['seed']}. No "
+            "scripted agent's moves, move scores or hand outcomes in the learner's "
+            "observation, policy prior, initial weights or reward (run.from_scratch = true); "
+            "scripted agents are only opponents and evaluators.")
+
+
 def write_final(rows: list[dict], cfg: dict, out: Path, log: dict) -> None:
     """``eval_final.csv``/``.json``/``.md``: the saved model against each opponent."""
     with (out / "eval_final.csv").open("w", newline="") as f:
@@ -619,18 +1103,22 @@ def write_final(rows: list[dict], cfg: dict, out: Path, log: dict) -> None:
         w.writerows(rows)
     (out / "eval_final.json").write_text(json.dumps(rows, indent=2) + "\n")
     e = cfg["env"]
-    lines = [f"# PPO agent, {e['variant']} {e['players']} players ({e['action_mode']} mode)",
-             "",
-             f"Trained {log.get('train_minutes', 0):.1f} min: " + _trained_text(cfg, log) + ".",
-             "",
-             "Single hands on duplicate deals (each deal played from both seats), the agent "
-             "choosing the argmax move. Win rate counts draws as half; paired = t interval over "
-             "deals, Wilson = over hands; points = mean point difference per hand "
-             "(bootstrap over deals). All intervals 95%.",
-             "",
-             "| opponent | hands | won | drawn | lost | win rate | paired CI | Wilson CI | "
-             "points/hand [CI] |",
-             "|---|---|---|---|---|---|---|---|---|"]
+    where = f"{e['variant']} {e['players']} players ({e['action_mode']} mode)"
+    if cfg["run"].get("from_scratch"):
+        lines = [f"# RL from scratch: MaskablePPO {policy_text(cfg)}, {where}", "",
+                 scratch_text(cfg, log), ""]
+    else:
+        lines = [f"# PPO agent, {where}", "",
+                 f"Trained {log.get('train_minutes', 0):.1f} min: " + _trained_text(cfg, log)
+                 + ".", ""]
+    lines += ["Single hands on duplicate deals (each deal played from both seats), the agent "
+              "choosing the argmax move. Win rate counts draws as half; paired = t interval "
+              "over deals, Wilson = over hands; points = mean point difference per hand "
+              "(bootstrap over deals). All intervals 95%.",
+              "",
+              "| opponent | hands | won | drawn | lost | win rate | paired CI | Wilson CI | "
+              "points/hand [CI] |",
+              "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['opponent']} | {r['hands']} | {r['wins']} | {r['draws']} | "
                      f"{r['losses']} | {r['win_rate']:.1%} | [{r['paired_lo']:.1%}, "
@@ -651,10 +1139,17 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                     help="teacher decisions to clone (bc.decisions; 0 = no warm start)")
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--out", type=Path, default=None,
-                    help=f"results dir (default {RUNS}/<variant>, git-ignored; the shipped "
-                         "baselines: --out experiments/results/train/<variant>)")
+                    help=f"results dir (default {RUNS}/<name>: run.name, else the variant; "
+                         "git-ignored; the shipped baselines: --out "
+                         "experiments/results/train/<variant>)")
     ap.add_argument("--runs", type=Path, default=None,
-                    help=f"checkpoints and TensorBoard dir (default {RUNS}/<variant>)")
+                    help=f"checkpoints and TensorBoard dir (default {RUNS}/<name>)")
+    ap.add_argument("--resume", action="store_true",
+                    help="continue the interrupted run from its latest checkpoint under --runs "
+                    "(same config; --steps and --minutes may raise its budget)")
+    ap.add_argument("--fresh", action="store_true",
+                    help="delete an earlier run's checkpoints under --runs and start again "
+                    "(without it a new run refuses to start over them)")
     ap.add_argument("--quiet", action="store_true", help="no progress bars")
     ap.add_argument("--evaluate-only", action="store_true",
                     help="no training: re-run the final evaluation of the model already in "
@@ -683,9 +1178,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         over["run"]["seed"] = a.seed
     if a.quiet:
         over["run"]["progress"] = False
+    if a.resume and (a.fresh or a.evaluate_only):
+        raise SystemExit("--resume cannot go with --fresh or --evaluate-only")
     cfg = load_config(a.config, over)
-    variant = cfg["env"]["variant"]
-    out = a.out or default_out(variant)
+    try:
+        check_from_scratch(cfg)
+        out = a.out or run_dir(cfg)
+    except ValueError as exc:
+        raise SystemExit(f"{a.config}: {exc}") from None
     if a.evaluate_only:
         log_path = out / "train_log.json"
         if not (out / "model.zip").exists() or not log_path.exists():
@@ -696,11 +1196,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         (out / "config.json").write_text(json.dumps(cfg, indent=2, sort_keys=True) + "\n")
         copy_config(a.config, out)
     else:
-        log = train(cfg, out, a.runs, a.config)
+        try:
+            log = train(cfg, out, a.runs, a.config, resume=a.resume, fresh=a.fresh)
+        except RunStateError as exc:
+            raise SystemExit(str(exc)) from None
+        if log.get("already_finished"):
+            return 0
     md = out / "eval_final.md"
     if md.exists():
         print(md.read_text())
-    print(f"trained {log['train_minutes']:.1f} min; results in {out}")
+    ppo = log.get("ppo") or {}
+    speed = f" ({ppo['timesteps']:,} PPO steps, {frames_text(ppo)})" if ppo.get("timesteps") \
+        else ""
+    print(f"trained {log['train_minutes']:.1f} min{speed}; results in {out}")
     return 0
 
 

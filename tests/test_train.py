@@ -1,15 +1,20 @@
 """Training pipeline: a tiny run (behaviour cloning + a few thousand PPO steps) completes, saves
 a model that loads into ``PPOAgent`` and plays legal moves; the agent sees from a
 ``PlayerView`` exactly what the environment shows (same observation, same move numbering,
-overflow included); the training environment survives opponents' moves beyond K.
+overflow included); the training environment survives opponents' moves beyond K. The
+from-scratch configs (issue 17): one per 2-player preset, each refused if it gave the learner
+a scripted agent's knowledge, labelled "RL from scratch" in its results. (Resuming runs:
+tests/test_resume.py.)
 """
 
 from __future__ import annotations
 
 import json
 import random
+import re
 import shutil
 import time
+from pathlib import Path
 
 import gymnasium  # noqa: F401  (before casino_env.single)
 import numpy as np
@@ -103,7 +108,10 @@ def test_tiny_training_run_saves_a_model_that_plays(tmp_path, mode):
                  "bc_curve.csv", "bc_curve.png"):
         assert (out / name).exists(), name
     assert json.loads((out / "model.json").read_text())["action_mode"] == mode
-    assert list((runs / "checkpoints").glob("step_*.zip"))
+    # checkpoints: folders the agent loads from (model.zip with its model.json), the last two
+    ckpts = sorted((runs / "checkpoints").glob("step_*"), key=lambda p: int(p.name[5:]))
+    assert [p.name for p in ckpts][-1] == f"step_{log['ppo']['timesteps']}" and len(ckpts) == 2
+    assert isinstance(make_agent(f"ppo:{ckpts[-1]}", seed=0), PPOAgent)
     assert list((runs / "tb").rglob("events.out.tfevents.*"))
     curve = (out / "learning_curve.csv").read_text().splitlines()
     assert curve[0].startswith("timesteps,minutes,phase,opponent") and len(curve) >= 3
@@ -330,3 +338,115 @@ def test_evaluate_only_with_the_results_own_config(tmp_path):
     assert (out / "config.toml").read_text() == before
     rows = json.loads((out / "eval_final.json").read_text())
     assert [(r["opponent"], r["hands"]) for r in rows] == [("random", 4)]
+
+
+SCRATCH = Path(__file__).resolve().parents[1] / "experiments" / "configs" / "scratch"
+
+
+@pytest.mark.parametrize("variant", list_variants())
+def test_every_two_player_preset_has_a_from_scratch_config(variant):
+    """experiments/configs/scratch/<variant>.toml: compose mode, compact observation, sb3's
+    MlpPolicy, no cloning, hints, baseline or prior, hand points as reward, a pool of the
+    scripted agents and self-play, evaluation against random, greedy and the heuristic,
+    3 hours with checkpoints every 10 minutes, a run folder per seed."""
+    from experiments.train import check_from_scratch, load_config, run_dir
+
+    cfg = load_config(SCRATCH / f"{variant}.toml")
+    check_from_scratch(cfg)
+    e, p, r = cfg["env"], cfg["ppo"], cfg["run"]
+    assert r["from_scratch"] is True and e["variant"] == variant and e["players"] == 2
+    assert (e["action_mode"], e["observation"], e["reward"]) == ("compose", "compact", "points")
+    assert not e["hints"] and not e["baseline"] and cfg["bc"]["decisions"] == 0
+    assert cfg["policy"]["prior_temperature"] == 0 and cfg["policy"]["net_arch"] == [256, 256]
+    assert set(cfg["opponents"]["pool"]) == {"random", "greedy", "heuristic", "self"}
+    assert set(cfg["eval"]["hands"]) == {"random", "greedy", "heuristic"}
+    assert min(cfg["eval"]["hands"].values()) >= 400 and cfg["eval"]["every"] > 0
+    assert p["vec"] == "subproc" and p["workers"] == 2 and 8 <= p["n_envs"] <= 16
+    assert r["time_limit_minutes"] == 180 and r["checkpoint_minutes"] == 10
+    assert run_dir(cfg) == Path(f"runs/train/scratch_{variant}_s0")
+    cfg["run"]["seed"] = 3
+    assert run_dir(cfg) == Path(f"runs/train/scratch_{variant}_s3")
+    assert {f.stem for f in SCRATCH.glob("*.toml")} == set(list_variants())
+
+
+@pytest.mark.parametrize(("setting", "value", "named"), [
+    ("env.hints", "heuristic", "env.hints = 'heuristic' puts the heuristic's move scores"),
+    ("env.baseline", "heuristic", "env.baseline = 'heuristic' puts the heuristic's hand"),
+    ("bc.decisions", 100, "bc.decisions = 100 clones the heuristic's moves"),
+    ("bc.load_demos", "demos.npz", "bc.load_demos = 'demos.npz'"),
+    ("bc.dagger_rounds", 1, "bc.dagger_rounds = 1"),
+    ("policy.prior_temperature", 0.3, "policy.prior_temperature = 0.3 starts the policy"),
+])
+def test_a_from_scratch_config_refuses_scripted_knowledge(tmp_path, setting, value, named):
+    """run.from_scratch = true: train refuses (before any work) each setting that gives the
+    learner a scripted agent's moves, scores or outcomes, and names it."""
+    from experiments.train import check_from_scratch, load_config
+
+    section, key = setting.split(".")
+    cfg = load_config(SCRATCH / "casino.toml", {section: {key: value}})
+    with pytest.raises(ValueError, match=re.escape(named)):
+        check_from_scratch(cfg)
+    with pytest.raises(ValueError, match="run.from_scratch = true, but"):
+        train(cfg, tmp_path, tmp_path)
+    assert not list(tmp_path.iterdir())
+    text = value if isinstance(value, (int, float)) else f'"{value}"'
+    with pytest.raises(SystemExit, match=re.escape(named)):
+        train_main(["--config", str(SCRATCH / "casino.toml"), "--set", f"{setting}={text}",
+                    "--out", str(tmp_path)])
+    cfg["run"]["from_scratch"] = False  # the same settings are fine in a run not so labelled
+    check_from_scratch(cfg)
+
+
+def test_a_from_scratch_run_says_so_in_its_results(tmp_path):
+    """eval_final.md of a from-scratch run: "RL from scratch: MaskablePPO MlpPolicy ...",
+    its steps, frames/s, opponents and what from scratch excludes; train_log.json has the
+    frames/s beside the connect-four reference of experiments.bench_train."""
+    from experiments.train import connect_four_reference, load_config
+
+    cfg = load_config(SCRATCH / "casino.toml", {
+        "policy": {"net_arch": [32, 32]},
+        "ppo": {"timesteps": 1024, "n_envs": 4, "vec": "dummy", "n_steps": 256,
+                "batch_size": 256, "n_epochs": 1},
+        "eval": {"every": 512, "hands": {"random": 2, "greedy": 2, "heuristic": 2},
+                 "final_hands": {"random": 2}},
+        "run": {"progress": False, "verbose": False}})
+    log = train(cfg, tmp_path, tmp_path)
+    text = (tmp_path / "eval_final.md").read_text()
+    assert text.startswith("# RL from scratch: MaskablePPO MlpPolicy [32, 32], casino 2 "
+                           "players (compose mode)\n")
+    assert "RL from scratch: MaskablePPO MlpPolicy [32, 32], 1,024 steps in " in text
+    assert ("opponents weighted random 1, greedy 1, heuristic 2 and self-play snapshots 2 "
+            "(the last 5, one every 200,000 steps)") in text
+    assert "No scripted agent's moves, move scores or hand outcomes" in text
+    assert log["from_scratch"] and log["run"] == "scratch_casino_s0"
+    ref = connect_four_reference()
+    if ref is not None:  # the committed experiments/results/bench_train.csv
+        assert log["ppo"]["connect_four_reference"] == ref
+        assert log["ppo"]["vs_connect_four"] == pytest.approx(
+            log["ppo"]["frames_per_second"] / ref["frames_per_second"])
+    header = (tmp_path / "learning_curve.csv").read_text().splitlines()[0].split(",")
+    assert header[:2] == ["timesteps", "minutes"]
+
+
+def test_learning_curve_plot_has_steps_and_minutes_axes(tmp_path, monkeypatch):
+    """The learning curve PNG: hands won and points per hand, each against environment steps
+    and against wall-clock minutes."""
+    import matplotlib.pyplot as plt
+
+    from experiments.train import plot_curve
+
+    labels = []
+    real_savefig = plt.Figure.savefig
+
+    def spy(fig, *args, **kwargs):
+        labels.extend(ax.get_xlabel() for ax in fig.axes)
+        return real_savefig(fig, *args, **kwargs)
+
+    monkeypatch.setattr(plt.Figure, "savefig", spy)
+    rows = [{"timesteps": t, "minutes": t / 1000, "phase": "ppo", "opponent": o,
+             "win_rate": 0.5, "wilson_lo": 0.4, "wilson_hi": 0.6, "diff_per_hand": 0.0,
+             "diff_lo": -1.0, "diff_hi": 1.0} for t in (0, 1000, 2000)
+            for o in ("random", "heuristic")]
+    plot_curve(rows, tmp_path / "c.png")
+    assert (tmp_path / "c.png").stat().st_size > 1000
+    assert labels == ["environment steps", "wall-clock minutes of the run (over resumptions)"] * 2
