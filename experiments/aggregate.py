@@ -143,11 +143,12 @@ def aggregate(curves: dict[str, list[dict]], reps: int = 2000, seed: int = 0,
               min_runs: int | None = None) -> tuple[list[dict], str]:
     """One row per opponent and evaluation step that at least ``min_runs`` runs (default:
     all) have: the IQM of their win rates with its 95% interval, their mean, min and max,
-    and the mean of their minutes there. Returns the rows and the bootstrap method used."""
+    and the mean of their minutes there. Returns the rows and the bootstrap method(s) used
+    (more than one when some points have a single run)."""
     need = len(curves) if min_runs is None else max(1, int(min_runs))
     opponents = list(dict.fromkeys(r["opponent"] for rows in curves.values() for r in rows))
     out: list[dict] = []
-    method = "none"
+    methods: list[str] = []
     for opp in opponents:
         at: dict[int, dict[str, dict]] = {}  # step -> run -> its (last) row there
         for run, rows in curves.items():
@@ -164,6 +165,7 @@ def aggregate(curves: dict[str, list[dict]], reps: int = 2000, seed: int = 0,
         for runs, group in groups.items():
             scores = np.array([[at[s][run]["win_rate"] for s in group] for run in runs])
             point, lo, hi, method = iqm_intervals(scores, reps, seed)
+            methods.append(method)
             for j, s in enumerate(group):
                 col = scores[:, j]
                 out.append({"opponent": opp, "timesteps": s,
@@ -172,7 +174,7 @@ def aggregate(curves: dict[str, list[dict]], reps: int = 2000, seed: int = 0,
                             "mean": float(col.mean()), "min": float(col.min()),
                             "max": float(col.max()), "runs": len(runs)})
     out.sort(key=lambda r: (opponents.index(r["opponent"]), r["timesteps"]))
-    return out, method
+    return out, "; ".join(dict.fromkeys(methods)) or "none"
 
 
 def thresholds(rows: list[dict], targets: dict[str, float]) -> list[dict]:
@@ -219,7 +221,7 @@ def plot_aggregate(rows: list[dict], path: Path, n_runs: int = 0,
     refs = sorted({(float(v), "--" if v == 0.5 else ":")
                    for v in (targets or DEFAULT_TARGETS).values()})
     plot_steps_and_minutes(rows, path, [
-        Metric("iqm", "lo", "hi", f"hands won, IQM over {n_runs} runs (95% bootstrap CI)",
+        Metric("iqm", "lo", "hi", f"hands won: IQM of {n_runs} runs, 95% CI",
                refs=tuple(refs), ylim=(0, 1.02))],
         title=f"learning curves aggregated over {n_runs} runs",
         minutes_label="wall-clock minutes (mean over runs)")

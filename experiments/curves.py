@@ -57,7 +57,8 @@ def plot_steps_and_minutes(rows: list[dict], path: Path, metrics: Sequence[Metri
 
     from experiments.stats import error_bars
 
-    fig, axes = plt.subplots(len(metrics), 2, figsize=(11, 3.8 * len(metrics)), squeeze=False)
+    fig, axes = plt.subplots(len(metrics), 2, figsize=(11, 0.4 + 3.8 * len(metrics)),
+                             squeeze=False)
     groups = list(dict.fromkeys(r[group] for r in rows))
     for m, row_axes in zip(metrics, axes):
         for col, xkey in enumerate(("timesteps", "minutes")):
@@ -89,6 +90,6 @@ def plot_steps_and_minutes(rows: list[dict], path: Path, metrics: Sequence[Metri
             ax.legend(fontsize=8)
     if title:
         fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 0.97) if title else None)
     fig.savefig(path, dpi=110)
     plt.close(fig)
