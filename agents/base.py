@@ -124,7 +124,7 @@ def describe_rules(rules: Rules) -> str:
     mine, base = rules.switches(), default.switches()
     diff = []
     for name, value in mine.items():
-        if value == base[name]:
+        if value == base.get(name):  # (house switches are listed only when in force)
             continue
         if SWITCH_TYPES[name] is bool:
             diff.append(name if value else f"no {name}")

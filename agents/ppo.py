@@ -346,8 +346,8 @@ def save_env_config(model_path: str | Path, config: dict) -> Path:
 
 def encode_view(layout: Layout, view: PlayerView, out: np.ndarray) -> np.ndarray:
     """The environment's observation of ``view.seat`` from the view alone: ``Layout.encode``
-    of the redacted state, with the counts the redaction zeroes (other hands' sizes, stock
-    size, last deal) taken from the view."""
+    of the redacted state, with what the redaction drops (other hands' sizes, stock size, last
+    deal, the cut card of V-hun-cut) taken from the view."""
     layout.encode(view.state, view.seat, out)
     o = layout.offset
     n = view.rules.players
@@ -355,6 +355,8 @@ def encode_view(layout: Layout, view: PlayerView, out: np.ndarray) -> np.ndarray
         out[o["hand_sizes"] + (other - view.seat) % n] = view.hand_sizes[other] / 8
     out[o["stock"]] = view.stock_size / 52
     out[o["last_deal"]] = float(view.stock_size == 0)
+    if view.cut is not None:  # V-hun-cut: the stock's bottom card the seat has seen
+        out[o["cut"] + view.cut] = 1
     return out
 
 

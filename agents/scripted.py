@@ -139,6 +139,7 @@ class HeuristicAgent(Agent):
         last_deal = view.stock_size == 0
         others_empty = all(view.hand_sizes[s] == 0 for s in range(n) if s != seat)
         sweep_pts = rules_values(r).sweep_points
+        last_pts = rules_values(r).last_capture_points
         out = []
         for m in moves:
             rest = hand & ~m.played_mask
@@ -166,6 +167,8 @@ class HeuristicAgent(Agent):
                 mine = m.kind == "capture" or (
                     st.last_capturer is not None and r.side(st.last_capturer) == side)
                 score += p.residue * (w_me.value(left) if mine else -w_opp.value(left))
+                if m.kind == "capture" or st.last_capturer is not None:
+                    score += last_pts if mine else -last_pts  # V-last-capture, if scored
                 out.append(score)
                 continue
             certain = tuple(b.value for b in builds if b.owner == opp)

@@ -2,8 +2,9 @@
 
 The scripted agents value a set of cards in *points to whoever takes it*:
 
-- card-specific points (10D, 2S, aces, ... whatever ``scoring.awards`` gives a card on its
-  own), found by scoring one card against the rest of the deck;
+- card-specific points (10D, 2S, aces, each spade in Spade Casino and its Bicycle values, ...
+  whatever ``scoring.awards`` gives a card on its own, with a V-points table in force), found
+  by scoring one card against the rest of the deck;
 - a share of each *majority* item (most cards, most spades): the expected change in that
   item's points when one more card goes to us rather than to the best other side, from the
   current pile counts and the cards still to be taken (a binomial split of the rest). Early in
@@ -30,7 +31,8 @@ MAJORITY_DOMAINS = {"spades": lambda deck: deck.suit_mask[SPADE]}
 class RulesValues:
     """Per-rules constants: card-specific points and the majority items (cached per Rules)."""
 
-    __slots__ = ("rules", "direct", "direct_terms", "majorities", "sweep_points", "ranks")
+    __slots__ = ("rules", "direct", "direct_terms", "majorities", "sweep_points",
+                 "last_capture_points", "ranks")
 
     def __init__(self, rules: Rules) -> None:
         deck = rules.deck
@@ -60,7 +62,14 @@ class RulesValues:
             (MAJORITY_DOMAINS.get(it, lambda d: d.full)(deck), float(p))
             for it, s, p in awards(rules, (full,) + (0,) * (n - 1), none)
             if s == 0 and it not in single_items and it != "sweeps")
-        self.sweep_points = 1.0 if rules.sweeps else 0.0
+        # A sweep and the hand's last capture are worth what the rules in force say (the
+        # preset's, V-points); Tuxedo's sweeps (10 or 5, scored in play) keep a weight of 1.
+        pts = rules.item_points
+        if rules.scoring == "tuxedo":
+            self.sweep_points = 1.0 if rules.sweeps else 0.0
+        else:
+            self.sweep_points = float(pts.sweep)
+        self.last_capture_points = float(pts.last_capture)
         # Card ids grouped by rank (index = rank), to reason about what an opponent may hold.
         self.ranks = deck.rank_mask
 

@@ -11,9 +11,9 @@ import numpy as np
 
 from .engine.cards import bit_list
 from .engine.moves import generate, legal_moves, playable_cards
-from .engine.rules import PRESETS, SWITCH_TYPES
+from .engine.rules import POINT_ITEMS, PRESETS, SWITCH_TYPES
 from .engine.state import State
-from .engine.view import exposed_seats
+from .engine.view import cut_card, exposed_seats
 
 N_CARDS = 52
 MAX_VALUE = 14
@@ -34,7 +34,18 @@ N_COMPOSE_ACTIONS = CALL_ORANGE + 1
 KIND_TOKEN = {"trail": TRAIL, "capture": CAPTURE, "build": BUILD}
 KINDS = ("trail", "capture", "build", "claim", "call")
 
-BOOL_SWITCHES = tuple(k for k, t in SWITCH_TYPES.items() if t is bool)
+# The boolean switches of the full layout's ``switches`` segment. Fixed, so that the layout
+# (and every policy trained on it) keeps its size: switches added later (issue 20's house
+# switches) are encoded in the ``house`` segment, present only when one of them is in force.
+BOOL_SWITCHES = ("sweeps", "cancel", "countout", "dom_trail", "dom_build", "dom_end", "soto",
+                 "partner_build", "twenty_by_two_spades", "restricted_no_sweeps", "build_loose",
+                 "owner_may_trail", "raise_with_table", "build_as_card", "difference",
+                 "last_capture", "earned", "ace_14", "ulmann", "kovacs", "nagy", "claims",
+                 "orange_calls")
+HOUSE_FLAGS = ("bicycle", "cut")  # V-spade-bicycle, V-hun-cut
+_UNPLACED = {k for k, t in SWITCH_TYPES.items() if t is bool} - set(BOOL_SWITCHES + HOUSE_FLAGS)
+if _UNPLACED:  # a new boolean switch must be given a place in the observation
+    raise RuntimeError(f"boolean rule switches missing from the observation: {sorted(_UNPLACED)}")
 VARIANTS = tuple(PRESETS)
 
 _BYTES = (N_CARDS + 7) // 8
@@ -273,6 +284,9 @@ class Layout:
         if not self.compact or rules.nagy:
             add("known_hands", (n - 1) * N_CARDS, "row k: cards of seat (me + k + 1) I can "
                 "see (exposed hands; zero otherwise)")
+        if rules.cut:
+            add("cut", N_CARDS, "the stock's bottom card, shown to the non-dealer while it is "
+                "in the stock (V-hun-cut; zero for the dealer)")
         add("hand_sizes", n, "cards in hand per relative seat / 8")
         add("stock", 1, "cards left in the stock / 52")
         add("last_deal", 1, "1 when the stock is empty (the last deal is in hand)")
@@ -292,6 +306,10 @@ class Layout:
             add("switches", len(BOOL_SWITCHES), "rule switches in force: "
                 + ", ".join(BOOL_SWITCHES))
             add("target", 1, "target / 100 (clipped)")
+            if self.house_rules(rules):
+                add("house", len(HOUSE_FLAGS) + len(POINT_ITEMS), "house switches in force: "
+                    + ", ".join(HOUSE_FLAGS) + "; then the points of each scoring item / 10 "
+                    "(clipped): " + ", ".join(POINT_ITEMS) + " (V-points)")
         self.compose = compose
         if compose:
             if not self.compact:
@@ -309,10 +327,20 @@ class Layout:
         for i, k in enumerate(BOOL_SWITCHES):
             static[len(VARIANTS) + i] = float(getattr(rules, k, False))
         static[-1] = min(rules.target / 100, 1.0)
+        if "house" in self.offset:
+            house = [float(getattr(rules, k)) for k in HOUSE_FLAGS]
+            house += [min(p / 10, 1.0) for p in rules.item_points]
+            static = np.concatenate([static, np.array(house, np.float32)])
         self.static = static
         # compose segments: one contiguous run from the first to the end
         self._compose_start = (self.offset["c_kind" if self.compact else "c_played"]
                                if compose else self.size)
+
+    @staticmethod
+    def house_rules(rules) -> bool:
+        """True if a house switch (V-spade-bicycle, V-hun-cut, V-points) is in force: the full
+        layout then has its ``house`` segment."""
+        return any(getattr(rules, k) for k in HOUSE_FLAGS) or bool(rules.points)
 
     def markdown(self) -> str:
         """The layout as a markdown table (docs/environment.md is checked against it)."""
@@ -361,6 +389,10 @@ class Layout:
             op = o["piles"]
             for side in range(s):
                 segs.append((op + ((side - my_side) % s) * N_CARDS, st.pile_masks[side]))
+        if r.cut:
+            cut = cut_card(st, seat)
+            if cut is not None:
+                out[o["cut"] + cut] = 1
         exposed = exposed_seats(st)
         if exposed:
             ok_ = o["known_hands"]

@@ -21,6 +21,8 @@ the engine: boolean switches as strings ``"default"`` (the preset's), ``"on"`` o
 (not "true"/"false", which OpenSpiel's game strings turn into booleans); ``target`` as an int
 (0: the preset's); ``episode`` (``"hand"``/``"game"``), ``reward`` (``"points"``/``"win"``),
 ``max_hands`` (a game still going after that many hands ends with the scores so far).
+The points table of V-points (a dict) is not a parameter: OpenSpiel's game strings have no
+dict values, so ``python_casino`` plays each preset's own scoring.
 See docs/openspiel.md.
 """
 
@@ -47,7 +49,8 @@ DEFAULT = "default"
 PARAMS: dict[str, object] = {"variant": "casino", "players": 2, "partnerships": DEFAULT,
                              "episode": "hand", "reward": "points", "max_hands": 50}
 for _name, _type in SWITCH_TYPES.items():
-    PARAMS[_name] = 0 if _type is int else DEFAULT
+    if _type is not dict:  # (V-points' table is not an OpenSpiel parameter: see above)
+        PARAMS[_name] = 0 if _type is int else DEFAULT
 
 _GAME_TYPE = pyspiel.GameType(
     short_name=GAME_NAME,
@@ -91,6 +94,8 @@ def rules_from_params(params: dict) -> tuple:
                          f"(known: {', '.join(PARAMS)})")
     switches: dict[str, object] = {}
     for name, typ in SWITCH_TYPES.items():
+        if name not in PARAMS:
+            continue
         if typ is int:
             if p[name]:
                 switches[name] = int(p[name])

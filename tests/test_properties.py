@@ -326,8 +326,12 @@ class Tracker:
         totals = [s + p for s, p in zip(prev.scores, expected)]
         assert new.scores == totals
         if r.variant != "dominican" and not getattr(r, "difference", False):
-            # C-score: 7 points always, 3 + 1 more unless tied
-            assert 7 <= sum(new.hand_points) <= 11 + sum(self.sweeps)
+            # C-score: 7 points always (10D, 2S, aces), 3 + 1 more unless tied (V-points: the
+            # table's values)
+            pts = item_points(r)
+            low = pts["big_casino"] + pts["little_casino"] + 4 * pts["aces"]
+            high = low + pts["cards"] + pts["spades"] + pts["sweep"] * sum(self.sweeps)
+            assert low <= sum(new.hand_points) <= high
         self.hands_done += 1
         check_game_end(r, start, totals, instant, self.met, counted, new)
         if new.game_over:
@@ -358,22 +362,33 @@ def spade_count(deck, mask: int) -> int:
     return sum(1 for c in deck.strs(mask) if c.endswith("S"))
 
 
+C_SCORE = {"cards": 3, "spades": 1, "big_casino": 2, "little_casino": 1, "aces": 1, "sweep": 1}
+
+
+def item_points(r) -> dict[str, int]:
+    """C-score's points per item, with a V-points table over them."""
+    return {**C_SCORE, **dict(getattr(r, "points", ()))}
+
+
 def hand_awards(r, piles: list[int], sweeps: list[int]) -> list[tuple[str, int, int]]:
     """C-score items as (item, side, points) in V-countout order: most cards, most spades,
-    10D, 2S, aces S C H D, then sweeps (where they score)."""
+    10D, 2S, aces S C H D, then sweeps (where they score); V-points: the table's values, an
+    item worth 0 left out."""
     deck = r.deck
+    pts = item_points(r)
     out = []
-    for name, counts, pts in (("cards", [p.bit_count() for p in piles], 3),
-                              ("spades", [spade_count(deck, p) for p in piles], 1)):
+    for name, counts in (("cards", [p.bit_count() for p in piles]),
+                         ("spades", [spade_count(deck, p) for p in piles])):
         best = max(counts)
-        if counts.count(best) == 1:  # "most" is strictly more than every other side
-            out.append((name, counts.index(best), pts))
-    for card, pts in (("10D", 2), ("2S", 1), ("AS", 1), ("AC", 1), ("AH", 1), ("AD", 1)):
+        if counts.count(best) == 1 and pts[name]:  # "most": strictly more than every other
+            out.append((name, counts.index(best), pts[name]))
+    for card, item in (("10D", "big_casino"), ("2S", "little_casino"), ("AS", "aces"),
+                       ("AC", "aces"), ("AH", "aces"), ("AD", "aces")):
         for s, p in enumerate(piles):
-            if card in deck.strs(p):
-                out.append((card, s, pts))
-    if r.sweeps:
-        out.extend(("sweeps", s, k) for s, k in enumerate(sweeps) if k)
+            if card in deck.strs(p) and pts[item]:
+                out.append((card, s, pts[item]))
+    if r.sweeps and pts["sweep"]:
+        out.extend(("sweeps", s, k * pts["sweep"]) for s, k in enumerate(sweeps) if k)
     return out
 
 
@@ -714,15 +729,20 @@ SWITCHED = [
     ("royal", 2, False, {"target": 11, "difference": False}),
     ("casino", 3, False, {"target": 11}),  # three sides: a plain target of 11
     ("royal", 4, True, {"target": 50}),
+    # V-points: house scoring tables
+    ("casino", 2, False, {"sweeps": True, "points": {"cards": 2, "spades": 2, "aces": 2,
+                                                     "sweep": 3}}),
+    ("royal", 3, False, {"points": {"big_casino": 4, "little_casino": 0}}),
+    ("dominican", 2, False, {"points": {"aces": 2, "sweep": 2}}),
 ]
 
 
 @pytest.mark.parametrize(("variant", "players", "partnerships", "switches"), SWITCHED,
                          ids=[f"{v}-{p}p-{'-'.join(s)}" for v, p, _, s in SWITCHED])
 def test_random_games_with_switches(variant, players, partnerships, switches) -> None:
-    """C-sweep, V-cancel, V-soto, V-partner-build, V-dom-end switches, C-game and V-target
-    (target 11 with difference scoring for two sides, a plain target otherwise, target 50):
-    the same invariants with rule switches on."""
+    """C-sweep, V-cancel, V-soto, V-partner-build, V-dom-end switches, C-game, V-target
+    (target 11 with difference scoring for two sides, a plain target otherwise, target 50) and
+    V-points (house scoring tables): the same invariants with rule switches on."""
     for seed in range(8):
         rng = random.Random(seed)
         st = new_game(variant, players, seed=seed, partnerships=partnerships, **switches)

@@ -1,20 +1,25 @@
 """Rule tests for the `hungarian` preset (Kaszino, Casino en deux) and its switches.
 
 Each test names the rule id it checks: V-hun-play (3-card deals, no building, multi-card
-captures; switches `ulmann`, `kovacs`, `ace_14`, `nagy`) and V-hun-end (earned wins at 11,
-`claims`, `ulmann`, Nagy's double game). Seed: pagat's Royal Casino page, section "Hungarian
-Casino" (seed 000), and docs/rules.md "Hungarian".
+captures; switches `ulmann`, `kovacs`, `ace_14`, `nagy`), V-hun-end (earned wins at 11,
+`claims`, `ulmann`, Nagy's double game) and V-hun-cut (switch `cut`: the non-dealer sees the
+stock's bottom card; its view, observation and determinizations). Seed: pagat's Royal Casino
+page, section "Hungarian Casino" (seed 000), and docs/rules.md "Hungarian".
 """
 
 from __future__ import annotations
 
+import json
+import random
 from functools import partial
 
+import numpy as np
 import pytest
 from rules_helpers import DECK, PLAIN, SPADES, mk_for, moves, rule_of
 from rules_helpers import end_hand as rules_end_hand
 from rules_helpers import full as rules_full
 
+from casino_env.encoding import Layout
 from casino_env.engine import (
     Move,
     State,
@@ -22,6 +27,7 @@ from casino_env.engine import (
     legal_moves,
     new_game,
 )
+from casino_env.engine.text import describe_state
 from casino_env.engine.view import PlayerView
 
 # -- helpers (the shared ones are in tests/rules_helpers.py) --------------------------------------
@@ -499,3 +505,203 @@ def test_v_hun_end_nagy_single_game_after_the_first_hand():
             rules=NAGY)
     assert apply_move(st, "10H captures 10D").stake == 2
     assert st.stake == 1  # not over yet
+
+
+# -- V-hun-cut ------------------------------------------------------------------------------------
+
+CUT = {"ulmann": True, "cut": True}
+
+
+def _obs(st: State, seat: int, kind: str = "full", compose: bool = True) -> np.ndarray:
+    """The environment's observation of ``seat`` (the layout the AEC env encodes with)."""
+    layout = Layout(st.rules, compose, kind)
+    out = np.zeros(layout.size, np.float32)
+    layout.encode(st, seat, out)
+    return out
+
+
+def _segment(st: State, seat: int, name: str, kind: str = "full") -> list[str]:
+    """The cards a 52-slot segment of the observation marks."""
+    layout = Layout(st.rules, True, kind)
+    o = layout.offset[name]
+    return st.rules.deck.strs(sum(1 << int(c) for c in np.flatnonzero(_obs(st, seat, kind)
+                                                                        [o:o + 52])))
+
+
+def _without_house(st: State, seat: int, kind: str = "full") -> np.ndarray:
+    """The observation with the `cut` and `house` segments taken out."""
+    layout = Layout(st.rules, True, kind)
+    obs = _obs(st, seat, kind)
+    keep = np.ones(layout.size, bool)
+    for name, start, size, _ in layout.segments:
+        if name in ("cut", "house"):
+            keep[start:start + size] = False
+    return obs[keep]
+
+
+def test_v_hun_cut_non_dealer_sees_the_bottom_card():
+    """V-hun-cut: the non-dealer's view holds the stock's bottom card (not among its unseen
+    cards); the dealer's view has none, and its unseen cards are those of the game without
+    the switch."""
+    st = new_game("hungarian", 2, seed=11, **CUT)
+    assert st.dealer == 1 and len(st.stock_ids) == 42
+    bottom = st.stock_ids[-1]
+    mine = PlayerView(st, 0)
+    assert mine.cut == bottom and not mine.unseen >> bottom & 1
+    assert mine.unseen.bit_count() == 3 + 41  # the dealer's hand and the rest of the stock
+    dealer = PlayerView(st, 1)
+    assert dealer.cut is None and dealer.unseen >> bottom & 1
+    plain = new_game("hungarian", 2, seed=11, ulmann=True)
+    assert plain.stock_ids == st.stock_ids
+    for seat in (0, 1):
+        assert PlayerView(plain, seat).cut is None
+    assert PlayerView(plain, 1).unseen == dealer.unseen
+    assert PlayerView(plain, 0).unseen == mine.unseen | 1 << bottom
+
+
+def test_v_hun_cut_card_goes_to_the_dealer_in_the_last_deal():
+    """V-hun-cut: the bottom card is the dealer's last card: the last deal gives the
+    non-dealer the first three cards of the stock and the dealer the last three."""
+    stock = ["8D", "8H", "10C", "JH", "JC", "QC"]
+    named = {"5H", "9C", "KD", "2C", *stock}
+    rest = [c for c in DECK if c not in named]
+    st = mk([["5H"], ["9C"]], ["KD", "2C"], stock=stock, piles=[rest[:20], rest[20:]],
+            rules=CUT)
+    assert PlayerView(st, 0).cut == st.rules.deck.parse("QC")
+    assert PlayerView(st, 1).cut is None
+    st = apply_move(apply_move(st, "5H trails"), "9C trails")
+    assert st.stock_ids == () and st.hand(1) == ["JH", "JC", "QC"]
+    assert st.hand(0) == ["8H", "8D", "10C"]
+    assert PlayerView(st, 0).cut is None  # dealt: every card seat 0 has not seen is seat 1's
+    assert PlayerView(st, 0).unseen == st.hand_masks[1]
+
+
+def test_v_hun_cut_observation_of_the_non_dealer_only():
+    """V-hun-cut: the non-dealer's observation marks the cut card in its `cut` segment (full
+    and compact layouts); the dealer's is empty, and every other feature of both is the
+    observation of the same game without the switch."""
+    st = new_game("hungarian", 2, seed=11, **CUT)
+    plain = State.from_spec({**st.to_spec(), "rules": {"ulmann": True}})
+    name = st.rules.deck.names[st.stock_ids[-1]]
+    for kind in ("full", "compact"):
+        assert _segment(st, 0, "cut", kind) == [name]
+        assert _segment(st, 1, "cut", kind) == []
+    for seat in (0, 1):
+        assert np.array_equal(_without_house(st, seat), _obs(plain, seat))
+        assert np.array_equal(_without_house(st, seat, "compact"), _obs(plain, seat, "compact"))
+    size = Layout(plain.rules, True).size
+    assert Layout(st.rules, True).size == size + 52 + 9  # the `cut` and `house` segments
+    assert Layout(st.rules, True, "compact").size == Layout(plain.rules, True,
+                                                             "compact").size + 52
+
+
+def _shuffled(st: State, keep_cut: bool, seed: int) -> State:
+    """``st`` with the dealer's hand and the stock shuffled among themselves (the cut card
+    kept at the bottom if ``keep_cut``)."""
+    rng = random.Random(seed)
+    stock = list(st.stock_ids)
+    fixed = stock.pop() if keep_cut else None
+    hidden = [c for c in range(52) if st.hand_masks[1] >> c & 1] + stock
+    rng.shuffle(hidden)
+    k = st.hand_masks[1].bit_count()
+    spec = st.to_spec()
+    names = st.rules.deck.names
+    spec["hands"][1] = [names[c] for c in hidden[:k]]
+    spec["stock"] = [names[c] for c in hidden[k:]] + ([names[fixed]] if keep_cut else [])
+    return State.from_spec(spec)
+
+
+def test_v_hun_cut_hidden_cards_other_than_the_cut_card_do_not_show():
+    """V-hun-cut: shuffling the dealer's hand and the stock above the cut card leaves the
+    non-dealer's observation unchanged; moving the cut card changes exactly its segment."""
+    st = new_game("hungarian", 2, seed=11, **CUT)
+    st = apply_move(st, legal_moves(st)[0])  # the dealer to move, the non-dealer observes
+    base = _obs(st, 0)
+    for seed in range(5):
+        other = _shuffled(st, True, seed)
+        assert other.hand_masks[1] != st.hand_masks[1] or other.stock_ids != st.stock_ids
+        assert np.array_equal(_obs(other, 0), base)
+        assert np.array_equal(_obs(other, 0, "compact"), _obs(st, 0, "compact"))
+    moved = _shuffled(st, False, 3)
+    assert moved.stock_ids[-1] != st.stock_ids[-1]
+    diff = np.flatnonzero(_obs(moved, 0) != base)
+    o = Layout(st.rules, True).offset["cut"]
+    assert sorted(diff) == sorted([o + st.stock_ids[-1], o + moved.stock_ids[-1]])
+
+
+def test_v_hun_cut_determinize_keeps_the_cut_card_at_the_bottom():
+    """V-hun-cut: the non-dealer's determinizations keep the cut card at the bottom of the
+    stock (the dealer's last card) and out of the dealer's hand; the dealer's, which never saw
+    it, put any unseen card there."""
+    st = new_game("hungarian", 2, seed=11, **CUT)
+    bottom = st.stock_ids[-1]
+    rng = random.Random(0)
+    view = PlayerView(st, 0)
+    for _ in range(20):
+        det = view.determinize(rng)
+        assert det.stock_ids[-1] == bottom and len(det.stock_ids) == 42
+        assert det.hand_masks[0] == st.hand_masks[0] and not det.hand_masks[1] >> bottom & 1
+        assert det.hand_masks[1].bit_count() == 3
+        everything = det.hand_masks[0] | det.hand_masks[1] | det.table_mask()
+        assert everything | sum(1 << c for c in det.stock_ids) == (1 << 52) - 1
+    dealer = PlayerView(st, 1)
+    bottoms = {dealer.determinize(rng).stock_ids[-1] for _ in range(20)}
+    assert len(bottoms) > 1
+
+
+def test_v_hun_cut_text_shows_it_to_the_non_dealer_only():
+    """V-hun-cut: the text picture names the cut card for the non-dealer (and the whole
+    state), not for the dealer."""
+    st = new_game("hungarian", 2, seed=11, **CUT)
+    name = st.rules.deck.names[st.stock_ids[-1]]
+    line = f"cut    {name} (bottom of the stock, seen by seat 0; the dealer gets it in the " \
+        "last deal)"
+    assert line in describe_state(st).splitlines()
+    assert line in describe_state(st, 0).splitlines()
+    assert not any(x.startswith("cut") for x in describe_state(st, 1).splitlines())
+
+
+def test_v_hun_cut_refused_without_ulmann_and_elsewhere():
+    """V-hun-cut: the switch needs `ulmann` and exists only in `hungarian`."""
+    with pytest.raises(ValueError, match="rule switch 'cut' needs 'ulmann'"):
+        new_game("hungarian", 2, seed=1, cut=True)
+    with pytest.raises(ValueError, match="rules: rule switch 'cut' needs 'ulmann'"):
+        State.from_spec({"variant": "hungarian", "players": 2, "hands": [["2C"], ["3C"]],
+                         "rules": {"cut": True}})
+    for variant in ("casino", "royal", "dominican", "tuxedo", "spade", "wippen"):
+        with pytest.raises(ValueError, match=f"rule switch 'cut' does not apply to "
+                                             f"'{variant}'"):
+            new_game(variant, 2, seed=1, cut=True)
+
+
+def test_v_hun_cut_spec_round_trip():
+    """V-hun-cut: the switch is in the spec's rules and round-trips through JSON, mid-hand
+    too."""
+    st = new_game("hungarian", 2, seed=11, **CUT)
+    for _ in range(5):
+        spec = st.to_spec()
+        assert spec["rules"]["cut"] is True and spec["rules"]["ulmann"] is True
+        back = State.from_spec(json.loads(json.dumps(spec)))
+        assert back == st and PlayerView(back, 0).cut == PlayerView(st, 0).cut
+        st = apply_move(st, legal_moves(st)[-1])
+
+
+def test_v_hun_cut_random_games():
+    """V-hun-cut: over seeded random games, at every move the non-dealer's view holds the
+    stock's bottom card while the stock lasts and the dealer's none, determinizing the
+    non-dealer's view keeps it there, and the hand is dealt as V-hun-play says."""
+    for seed in range(3):
+        rng = random.Random(seed)
+        st = new_game("hungarian", 2, seed=seed, **CUT)
+        while not st.game_over:
+            non_dealer = 1 - st.dealer
+            cut = PlayerView(st, non_dealer).cut
+            assert cut == (st.stock_ids[-1] if st.stock_ids else None)
+            assert PlayerView(st, st.dealer).cut is None
+            if st.stock_ids and rng.random() < 0.2:
+                det = PlayerView(st, non_dealer).determinize(rng)
+                assert det.stock_ids[-1] == cut and len(det.stock_ids) == len(st.stock_ids)
+            before = st.stock_ids
+            st = apply_move(st, rng.choice(legal_moves(st)))
+            if len(before) == 6 and not st.stock_ids:  # the last deal: the dealer got it
+                assert st.hand_masks[st.dealer] >> before[-1] & 1

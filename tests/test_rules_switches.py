@@ -21,6 +21,7 @@ from casino_env.engine import (
     list_variants,
     new_game,
 )
+from casino_env.engine.rules import switch_value
 
 # -- helpers (the shared ones are in tests/rules_helpers.py) --------------------------------------
 
@@ -466,6 +467,7 @@ DOC_TABLE = {
     "ace_14": ["hungarian"], "ulmann": ["hungarian"], "kovacs": ["hungarian"],
     "nagy": ["hungarian"], "claims": ["hungarian"],
     "orange_calls": ["tuxedo"],
+    "bicycle": ["spade"], "cut": ["hungarian"], "points": PRESETS,
 }
 
 
@@ -474,7 +476,11 @@ def _setting(switch: str, variant: str) -> tuple[dict, int, bool | None]:
     (switches, players, partnerships)."""
     default = describe_variant(variant)["switches"][switch]["default"]
     value = 50 if switch == "target" else not default
+    if switch == "points":  # V-points: a table of an item the preset scores
+        value = {"cards": 10} if variant == "tuxedo" else {"aces": 2}
     sw = {switch: value}
+    if switch == "cut":
+        sw["ulmann"] = True  # V-hun-cut is played with Ulmann's rules
     if switch == "cancel":
         sw["sweeps"] = True
     if (switch, variant) == ("sweeps", "dominican"):
@@ -503,7 +509,7 @@ def test_switch_accepted_where_docs_say(switch, variant):
         describe_variant(variant)["switches"] else ({switch: 50 if switch == "target"
                                                      else True}, 2, None)
     st = new_game(variant, players, seed=1, partnerships=partners, **sw)
-    assert getattr(st.rules, switch) == sw[switch]
+    assert switch_value(st.rules, switch) == sw[switch]
 
 
 _REFUSE = [(s, v) for s, vs in DOC_TABLE.items() for v in PRESETS if v not in vs]
@@ -578,9 +584,10 @@ def test_describe_variant_every_preset(variant):
     st = new_game(variant, 2, seed=1)
     for name, info in d["switches"].items():
         assert set(info) == {"default", "doc"} and info["doc"]
-        assert getattr(st.rules, name) == info["default"], name
-    # every default switch value other than those listed is off
+        assert switch_value(st.rules, name) == info["default"], name
+    # every default switch value other than those listed is off (V-points: no table)
     rest = {k: v["default"] for k, v in d["switches"].items() if k not in DEFAULTS[variant]}
+    assert rest.pop("points") == {}
     assert all(v is False for v in rest.values()), rest
 
 

@@ -8,6 +8,7 @@ on the presets where it makes sense, and is refused with a clear error elsewhere
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
+from typing import NamedTuple
 
 from .cards import DECKS, Deck
 
@@ -53,9 +54,41 @@ SWITCHES: dict[str, tuple[type, str]] = {
                "one loses (V-hun-end)"),
     "orange_calls": (bool, "an orange scores only if the capturer calls it; a false call costs "
                      "10; the next player may call a missed orange for 10 (V-tux-score)"),
+    "bicycle": (bool, "AS, JS and 2S count 2 as spades, every other spade 1 (26 a hand); to "
+                "61; a winner whose opponents all have under 31 wins double (V-spade-bicycle)"),
+    "cut": (bool, "the non-dealer sees the bottom card of the stock, which the dealer gets in "
+            "the last deal (V-hun-cut; needs ulmann)"),
+    "points": (dict, "house scoring: points per item, e.g. {'cards': 2, 'spades': 2}, "
+               "overriding the preset's (items: cards, spades, big_casino, little_casino, "
+               "aces, sweep, last_capture; V-points)"),
 }
+# Switches added after specs and records were first written (issue 20): ``Rules.switches``
+# lists them only when they are in force, so specs and records made before them compare equal.
+HOUSE_SWITCHES = ("bicycle", "cut", "points")
 SWITCH_TYPES: dict[str, type] = {k: t for k, (t, _) in SWITCHES.items()}
 SWITCH_DOCS: dict[str, str] = {k: d for k, (_, d) in SWITCHES.items()}
+
+
+# V-points: the scoring items a points table may set, in the order of ``ItemPoints``.
+POINT_ITEMS = ("cards", "spades", "big_casino", "little_casino", "aces", "sweep",
+               "last_capture")
+BICYCLE_TARGET = 61  # V-spade-bicycle plays to 61 ...
+BICYCLE_DOUBLE = 31  # ... and a winner whose opponents all have under 31 wins double
+
+
+class ItemPoints(NamedTuple):
+    """Points of each scoring item in force (the preset's, V-last-capture's and V-points'):
+    ``cards`` most cards, ``spades`` most spades (in ``spade`` scoring: each spade),
+    ``big_casino`` the 10D, ``little_casino`` the 2S, ``aces`` each Ace, ``sweep`` each sweep
+    and ``last_capture`` the hand's last capture; 0 where the game does not score the item."""
+
+    cards: int
+    spades: int
+    big_casino: int
+    little_casino: int
+    aces: int
+    sweep: int
+    last_capture: int
 
 
 @dataclass(frozen=True)
@@ -80,19 +113,22 @@ _BUILDING = ("dom_trail", "dom_build", "partner_build", "build_loose", "owner_ma
              "raise_with_table", "build_as_card")
 _DOM_END = ("dom_end", "soto", "twenty_by_two_spades", "restricted_no_sweeps")
 _GAME = ("target", "difference", "earned")
+_POINTS = ("points",)  # V-points: every preset
 
 PRESETS: dict[str, Preset] = {
     "casino": Preset(
         "casino", "Casino (classic, Anglo-American)", (2, 3, 4), "standard", "classic", True,
         "casino", 4, dict(sweeps=False, target=21),
-        ("sweeps", "cancel", "countout", "last_capture") + _BUILDING + _DOM_END + _GAME,
+        ("sweeps", "cancel", "countout", "last_capture") + _BUILDING + _DOM_END + _GAME
+        + _POINTS,
         "Ace 1, numerals face value, J Q K take only one card of their rank (C-face); "
         "sweeps not scored by default.",
         "J Q K only pair up; 11 points a hand"),
     "royal": Preset(
         "royal", "Royal Casino (North America)", (2, 3, 4), "standard", "royal", True, "casino",
         4, dict(sweeps=False, countout=True, target=21),
-        ("sweeps", "cancel", "countout", "last_capture") + _BUILDING + _DOM_END + _GAME,
+        ("sweeps", "cancel", "countout", "last_capture") + _BUILDING + _DOM_END + _GAME
+        + _POINTS,
         "J 11, Q 12, K 13, Ace 1 or 14; sweeps off by default (never cancelled when on); "
         "count-out when several reach 21 in one hand (V-countout).",
         "face cards count 11-13, Ace 1 or 14"),
@@ -100,7 +136,8 @@ PRESETS: dict[str, Preset] = {
         "dominican", "Casino in the Dominican Republic", (2, 3, 4), "standard", "royal", True,
         "casino", 4,
         dict(sweeps=True, cancel=True, dom_trail=True, dom_build=True, dom_end=True, target=21),
-        ("sweeps", "cancel", "countout", "last_capture") + _BUILDING + _DOM_END + _GAME,
+        ("sweeps", "cancel", "countout", "last_capture") + _BUILDING + _DOM_END + _GAME
+        + _POINTS,
         "Royal values; no trailing a card that matches a loose card (V-dom-trail); no raising "
         "your own build (V-dom-build); sweeps 1 each, cancelled (V-cancel); endgame "
         "restrictions at 18-20 (V-dom-end). Four players play as partners.",
@@ -108,7 +145,8 @@ PRESETS: dict[str, Preset] = {
     "hungarian": Preset(
         "hungarian", "Hungarian Casino (Kaszino, Casino en deux)", (2,), "standard", "hungarian",
         False, "casino", 3, dict(sweeps=True, earned=True, target=11),
-        ("sweeps", "target", "earned", "ace_14", "ulmann", "kovacs", "nagy", "claims"),
+        ("sweeps", "target", "earned", "ace_14", "ulmann", "kovacs", "nagy", "claims", "cut")
+        + _POINTS,
         "3 cards a deal, no building; several hand cards may capture together (V-hun-play); "
         "sweeps 1 each; no points for cards at 26-26; first to 11, counted as earned "
         "(V-hun-end).",
@@ -116,7 +154,7 @@ PRESETS: dict[str, Preset] = {
     "tuxedo": Preset(
         "tuxedo", "Tuxedo (Rook deck)", (2, 3, 4, 5, 6), "rook", "rook", True, "tuxedo", 4,
         dict(sweeps=True, target=100),
-        _BUILDING + ("orange_calls",) + _GAME,
+        _BUILDING + ("orange_calls",) + _GAME + _POINTS,
         "40 Rook cards 1-10 in four colours; uneven last deal, remainder to the table "
         "(V-tux-deal); most cards 15, oranges 10, sweeps 10 or 5, fives 5; to 100 "
         "(V-tux-score).",
@@ -124,14 +162,14 @@ PRESETS: dict[str, Preset] = {
     "spade": Preset(
         "spade", "Spade Casino", (2, 3, 4), "standard", "classic", True, "spade", 4,
         dict(sweeps=False, target=61),
-        ("sweeps", "countout", "last_capture") + _BUILDING + _GAME,
+        ("sweeps", "countout", "last_capture") + _BUILDING + _GAME + ("bicycle",) + _POINTS,
         "As casino, but each spade scores 1 and the JS 1 more (with aces, 2S and 10D: 24 "
         "points a hand; V-spade); to 61.",
         "every spade scores; 24 points a hand; to 61"),
     "wippen": Preset(
         "wippen", "Wippen (Belgian)", (2, 3, 4), "standard", "classic", True, "wippen", 4,
         dict(sweeps=True, target=21),
-        ("sweeps", "countout") + _BUILDING + _GAME,
+        ("sweeps", "countout") + _BUILDING + _GAME + _POINTS,
         "As casino; most cards 2, most spades 2, 10D 2, 2S 1, aces 1; each sweep (wip) 1.",
         "most cards 2, most spades 2, wips 1"),
 }
@@ -168,6 +206,9 @@ class Rules:
     nagy: bool = False
     claims: bool = False
     orange_calls: bool = False
+    bicycle: bool = False
+    cut: bool = False
+    points: tuple = ()  # V-points: sorted ((item, points), ...); a dict is sorted into one
 
     # Derived in __post_init__ (not compared: they follow from the fields above).
     preset: Preset = field(init=False, repr=False, compare=False)
@@ -181,11 +222,14 @@ class Rules:
     hand_size: int = field(init=False, repr=False, compare=False)
     multi_play: bool = field(init=False, repr=False, compare=False)
     earned_wins: bool = field(init=False, repr=False, compare=False)
+    item_points: ItemPoints = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         p = PRESETS[self.variant]
         deck = DECKS[p.deck]
         s = object.__setattr__
+        if isinstance(self.points, dict):  # (hashable: the table as sorted pairs)
+            s(self, "points", tuple(sorted(self.points.items())))
         s(self, "preset", p)
         s(self, "deck", deck)
         s(self, "values", tuple(r if (p.values != "classic" or r <= 10) else None
@@ -200,13 +244,43 @@ class Rules:
         # The game ends during play when a side's earned points reach the target (V-earned,
         # V-hun-end), unless the win must be claimed or each hand is played out (Ulmann).
         s(self, "earned_wins", self.earned and not self.claims and not self.ulmann)
+        s(self, "item_points", _item_points(self))
 
     def side(self, seat: int) -> int:
         return seat % 2 if self.partnerships else seat
 
     def switches(self) -> dict:
-        """The user-settable switches and their values (the spec's ``rules`` dict)."""
-        return {k: getattr(self, k) for k in SWITCHES}
+        """The user-settable switches and their values (the spec's ``rules`` dict, JSON-ready:
+        ``points`` as a dict). The house switches (``bicycle``, ``cut``, ``points``) are listed
+        only when in force, so that specs and records written before they existed read and
+        compare the same."""
+        out = {}
+        for k in SWITCHES:
+            if k in HOUSE_SWITCHES and not getattr(self, k):
+                continue
+            out[k] = switch_value(self, k)
+        return out
+
+
+def switch_value(rules: Rules, name: str):
+    """A switch's value as the API takes it (``points`` as a dict, the others as stored)."""
+    value = getattr(rules, name)
+    return dict(value) if name == "points" else value
+
+
+def _item_points(r: Rules) -> ItemPoints:
+    """The points of each scoring item: the preset's (C-score, V-spade, Wippen, V-tux-score),
+    with V-last-capture and the sweeps switch, then the V-points table over them."""
+    if r.scoring == "tuxedo":  # most cards 15; oranges, sweeps and fives are scored apart
+        table = dict(cards=15, spades=0, big_casino=0, little_casino=0, aces=0, sweep=0,
+                     last_capture=0)
+    else:
+        wippen = r.scoring == "wippen"
+        table = dict(cards=2 if wippen or r.last_capture else 3, spades=2 if wippen else 1,
+                     big_casino=2, little_casino=1, aces=1, sweep=1 if r.sweeps else 0,
+                     last_capture=1 if r.last_capture else 0)
+    table.update(r.points)
+    return ItemPoints(**table)
 
 
 _INIT_FIELDS = {f.name for f in fields(Rules) if f.init}
@@ -239,6 +313,8 @@ def make_rules(variant: str = "casino", players: int = 2, partnerships: bool | N
         typ = SWITCH_TYPES[name]
         if isinstance(value, bool) != (typ is bool) or not isinstance(value, typ):
             raise ValueError(f"{pre}rule switch {name!r} must be {typ.__name__}, got {value!r}")
+        if name == "points":
+            value = _points_table(value, pre)
         if name not in preset.switches and value != values.get(name, _default(name)):
             raise ValueError(f"{pre}rule switch {name!r} does not apply to {variant!r} "
                              f"(its switches: {', '.join(preset.switches)})")
@@ -262,9 +338,61 @@ def _default(name: str):
     return Rules.__dataclass_fields__[name].default
 
 
+def _points_table(table: dict, pre: str) -> tuple:
+    """V-points: a dict of item -> points, checked item by item, as sorted pairs."""
+    for item, pts in table.items():
+        if item not in POINT_ITEMS:
+            raise ValueError(f"{pre}rule switch 'points': unknown item {item!r} "
+                             f"(items: {', '.join(POINT_ITEMS)})")
+        if isinstance(pts, bool) or not isinstance(pts, int) or pts < 0:
+            raise ValueError(f"{pre}rule switch 'points': item {item!r} must be an int >= 0, "
+                             f"got {pts!r}")
+    return tuple(sorted(table.items()))
+
+
+def _check_points(r: Rules, pre: str) -> None:
+    """V-points: every item of the table is one the game scores, and V-dom-end's criteria keep
+    the points that take a restricted side exactly to the target."""
+    table = dict(r.points)
+    if r.scoring == "tuxedo":
+        for item in table:
+            if item != "cards":
+                why = ("its sweeps score 10 or 5 by their size" if item == "sweep" else
+                       f"it does not score {item!r}")
+                raise ValueError(f"{pre}rule switch 'points': item {item!r} does not apply to "
+                                 f"'tuxedo' ({why}, V-tux-score; only 'cards' may be set)")
+    for item in ("sweep", "last_capture"):
+        switch = "sweeps" if item == "sweep" else item
+        if item in table and not getattr(r, switch):
+            raise ValueError(f"{pre}rule switch 'points': item {item!r} needs rule switch "
+                             f"{switch!r} (without it the game does not score {item!r})")
+    if r.dom_end:
+        # V-dom-end: 3 short wins by most cards, 2 short by the 10D, 1 short by most spades
+        # (or the 2S): each criterion must be worth exactly what the side is short.
+        need = {"cards": 3, "big_casino": 2}
+        if not r.twenty_by_two_spades or r.soto:  # (V-soto: 4 short wins by cards + spades)
+            need["spades"] = 1
+        if r.twenty_by_two_spades:
+            need["little_casino"] = 1
+        for item, pts in need.items():
+            if table.get(item, pts) != pts:
+                raise ValueError(f"{pre}rule switches 'points' and 'dom_end': item {item!r} "
+                                 f"must stay {pts} (V-dom-end lets a side {pts} short of the "
+                                 f"target win by it alone), got {table[item]}")
+
+
 def _check_consistency(r: Rules, pre: str) -> None:
     if r.target < 1:
         raise ValueError(f"{pre}rule switch 'target' must be positive, got {r.target}")
+    if r.bicycle and r.target != BICYCLE_TARGET:
+        raise ValueError(f"{pre}rule switch 'bicycle' plays to {BICYCLE_TARGET} "
+                         f"(V-spade-bicycle: a game is double when the loser has under "
+                         f"{BICYCLE_DOUBLE}), got target={r.target}")
+    if r.cut and not r.ulmann:
+        raise ValueError(f"{pre}rule switch 'cut' needs 'ulmann' (V-hun-cut is a rule of "
+                         "Ulmann's game)")
+    if r.points:
+        _check_points(r, pre)
     if r.soto and not r.dom_end:
         raise ValueError(f"{pre}rule switch 'soto' needs 'dom_end' (V-soto modifies V-dom-end)")
     for name in ("twenty_by_two_spades", "restricted_no_sweeps"):
@@ -308,7 +436,7 @@ def describe_variant(name: str) -> dict:
     if name not in PRESETS:
         raise ValueError(f"unknown variant {name!r} (known: {', '.join(PRESETS)})")
     p = PRESETS[name]
-    sw = make_rules(name, p.players[0]).switches()
+    rules = make_rules(name, p.players[0])
     return {
         "name": p.name,
         "title": p.title,
@@ -317,5 +445,6 @@ def describe_variant(name: str) -> dict:
         "deck": p.deck,
         "description": p.description,
         "special": p.special,
-        "switches": {k: {"default": sw[k], "doc": SWITCH_DOCS[k]} for k in p.switches},
+        "switches": {k: {"default": switch_value(rules, k), "doc": SWITCH_DOCS[k]}
+                     for k in p.switches},
     }

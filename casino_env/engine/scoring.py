@@ -1,5 +1,5 @@
-"""Scoring a hand (C-score, V-spade, Wippen, V-tux-score, V-last-capture, V-target) and the
-end of the game (C-game, V-countout, V-dom-end, V-soto, V-earned).
+"""Scoring a hand (C-score, V-spade, V-spade-bicycle, Wippen, V-tux-score, V-last-capture,
+V-points, V-target) and the end of the game (C-game, V-countout, V-dom-end, V-soto, V-earned).
 
 A hand's points are a list of awards ``(item, side, points)`` in count-out order: most cards,
 most spades, 10D, 2S, the aces in the order S C H D, then sweeps (variant items in between).
@@ -19,6 +19,7 @@ from .cards import (
 from .rules import Rules
 
 ACE_ORDER = (SPADE, CLUB, HEART, DIAMOND)  # V-countout order of the aces; an Ace's id is its suit
+ACE_OF_SPADES = SPADE
 ACE_NAMES = {SPADE: "AS", CLUB: "AC", HEART: "AH", DIAMOND: "AD"}
 FIVE_RANK = 5
 
@@ -48,7 +49,8 @@ def _majority(counts: list[int], left: int | None) -> int | None:
 
 def awards(rules: Rules, piles: tuple, sweeps: tuple, events: tuple = (),
            last_side: int | None = None, left: tuple | None = None) -> list:
-    """The hand's scoring items by side, in count-out order.
+    """The hand's scoring items by side, in count-out order, worth the points in force
+    (``Rules.item_points``: the preset's, V-last-capture, V-points); items worth 0 are left out.
 
     ``left`` = (cards, spades) not yet captured: then only points already certain are
     listed (V-earned, V-hun-end); None scores the finished hand.
@@ -56,47 +58,52 @@ def awards(rules: Rules, piles: tuple, sweeps: tuple, events: tuple = (),
     deck = rules.deck
     spade = deck.suit_mask[SPADE]
     scoring = rules.scoring
+    pts = rules.item_points
     out: list[tuple[str, int, int]] = []
-    cards_pts = 15 if scoring == "tuxedo" else 2 if (scoring == "wippen" or rules.last_capture) \
-        else 3
-    s = _majority([p.bit_count() for p in piles], left[0] if left else None)
-    if s is not None:
-        out.append(("cards", s, cards_pts))
+    if pts.cards:
+        s = _majority([p.bit_count() for p in piles], left[0] if left else None)
+        if s is not None:
+            out.append(("cards", s, pts.cards))
     if scoring == "tuxedo":
         five = deck.rank_mask[FIVE_RANK]
         for side, p in enumerate(piles):
             k = (p & five).bit_count()
             if k:
                 out.append(("fives", side, 5 * k))
-        for side, item, pts in events:
-            out.append((item, side, pts))
+        for side, item, points in events:
+            out.append((item, side, points))
         return out
-    if scoring == "spade":
-        for side, p in enumerate(piles):
-            k = (p & spade).bit_count()
-            if k:
-                out.append(("spades", side, k))
-    else:
+    if scoring == "spade":  # V-spade: each spade scores (V-points: ``spades`` a spade)
+        if pts.spades:
+            for side, p in enumerate(piles):
+                k = (p & spade).bit_count()
+                if k:
+                    out.append(("spades", side, k * pts.spades))
+    elif pts.spades:
         s = _majority([(p & spade).bit_count() for p in piles], left[1] if left else None)
         if s is not None:
-            out.append(("spades", s, 2 if scoring == "wippen" else 1))
-    named = [(TEN_OF_DIAMONDS, "10D", 2), (TWO_OF_SPADES, "2S", 1)]
+            out.append(("spades", s, pts.spades))
+    named = [(TEN_OF_DIAMONDS, "10D", pts.big_casino), (TWO_OF_SPADES, "2S", pts.little_casino)]
     if scoring == "spade":
-        named.append((JACK_OF_SPADES, "JS", 1))
-    for card, name, pts in named:
-        for side, p in enumerate(piles):
-            if p >> card & 1:
-                out.append((name, side, pts))
-    for ace in ACE_ORDER:
-        for side, p in enumerate(piles):
-            if p >> ace & 1:
-                out.append((ACE_NAMES[ace], side, 1))
-    if rules.sweeps:
+        named.append((JACK_OF_SPADES, "JS", 1))  # V-spade: the JS scores 1 more as a spade
+        if rules.bicycle:  # V-spade-bicycle: so do the AS and the 2S
+            named += [(ACE_OF_SPADES, "AS bicycle", 1), (TWO_OF_SPADES, "2S bicycle", 1)]
+    for card, name, points in named:
+        if points:
+            for side, p in enumerate(piles):
+                if p >> card & 1:
+                    out.append((name, side, points))
+    if pts.aces:
+        for ace in ACE_ORDER:
+            for side, p in enumerate(piles):
+                if p >> ace & 1:
+                    out.append((ACE_NAMES[ace], side, pts.aces))
+    if rules.sweeps and pts.sweep:
         for side, k in enumerate(sweeps):
             if k:
-                out.append(("sweeps", side, k))
-    if rules.last_capture and last_side is not None and left is None:
-        out.append(("last capture", last_side, 1))
+                out.append(("sweeps", side, k * pts.sweep))
+    if rules.last_capture and pts.last_capture and last_side is not None and left is None:
+        out.append(("last capture", last_side, pts.last_capture))
     return out
 
 

@@ -10,7 +10,7 @@ import numbers
 from typing import NamedTuple
 
 from .cards import Deck, bit_list
-from .rules import Rules, make_rules
+from .rules import BICYCLE_DOUBLE, Rules, make_rules
 from .sets import partitions
 
 
@@ -174,8 +174,18 @@ class State:
 
     @property
     def stake(self) -> int:
-        """What the game is worth: 2 for a Nagy double game (won during the first hand)."""
-        return 2 if self.game_over and self.rules.nagy and self.hand_no == 0 else 1
+        """What the game is worth: 2 for a double game, else 1. A Nagy game won during the
+        first hand is double (V-hun-end), and so is a Bicycle game whose winner leaves every
+        other side under 31 (V-spade-bicycle); the environment's win reward is the stake."""
+        if not self.game_over:
+            return 1
+        r = self.rules
+        if r.nagy and self.hand_no == 0:
+            return 2
+        if r.bicycle and self.winner is not None and all(
+                s < BICYCLE_DOUBLE for side, s in enumerate(self.scores) if side != self.winner):
+            return 2
+        return 1
 
     @property
     def last_deal(self) -> bool:

@@ -4,8 +4,9 @@
 scores, sweeps, build owners, ...) and removes the other hands and the stock, keeping only
 their sizes. Scripted agents read views, never states, so they cannot see hidden cards.
 ``determinize`` deals the hidden cards back at random, consistent with what the seat has
-seen: every build owner holds a card of its value (C-build-keep) and every value public play
-proves a seat holds is held (V-partner-build).
+seen: every build owner holds a card of its value (C-build-keep), every value public play
+proves a seat holds is held (V-partner-build), and a cut card the seat has seen stays at the
+bottom of the stock (V-hun-cut).
 """
 
 from __future__ import annotations
@@ -24,11 +25,22 @@ def exposed_seats(state: State) -> tuple[int, ...]:
     return ()
 
 
+def cut_card(state: State, seat: int) -> int | None:
+    """V-hun-cut: the id of the stock's bottom card if ``seat`` may see it (the non-dealer,
+    while the card is still in the stock; the dealer receives it in the last deal), else
+    None."""
+    if state.rules.cut and seat != state.dealer and state.stock_ids:
+        return state.stock_ids[-1]
+    return None
+
+
 class PlayerView:
     """The information of ``seat`` in ``state``: ``state`` here is redacted (other hands and
-    the stock are empty), with their sizes in ``hand_sizes`` and ``stock_size``."""
+    the stock are empty), with their sizes in ``hand_sizes`` and ``stock_size``. ``cut`` is
+    the stock's bottom card the seat has seen (V-hun-cut), or None; ``unseen`` is every card
+    whose place the seat does not know (so never the cut card)."""
 
-    __slots__ = ("seat", "state", "hand_sizes", "stock_size", "unseen", "exposed")
+    __slots__ = ("seat", "state", "hand_sizes", "stock_size", "unseen", "exposed", "cut")
 
     def __init__(self, state: State, seat: int, exposed: tuple | None = None) -> None:
         n = state.rules.players
@@ -46,9 +58,12 @@ class PlayerView:
         # Legality depends only on the seat's hand and public facts, so the true list is known.
         red._moves = legal_moves(state) if state.current == seat and not state.game_over else None
         self.state = red
+        self.cut = cut_card(state, seat)
         seen = red.loose_mask | sum(red.hand_masks) | sum(red.pile_masks)
         for b in red.builds:
             seen |= b.cards
+        if self.cut is not None:
+            seen |= 1 << self.cut
         self.unseen = state.rules.deck.full & ~seen
 
     @property
@@ -121,6 +136,9 @@ def determinize(view: PlayerView, rng: random.Random, tries: int = 50) -> State:
         if all(backs(r, hands[s], vals) for s, vals in need.items()):
             out = st._copy()
             out.hand_masks = tuple(hands)
-            out.stock_ids = tuple(rest[pos:pos + view.stock_size])
+            if view.cut is None:
+                out.stock_ids = tuple(rest[pos:pos + view.stock_size])
+            else:  # V-hun-cut: the card seen stays at the bottom (the dealer's last card)
+                out.stock_ids = tuple(rest[pos:pos + view.stock_size - 1]) + (view.cut,)
             return out
     raise RuntimeError("could not deal the hidden cards consistently with the view")
