@@ -162,6 +162,32 @@ class CasinoGame(pyspiel.Game):
         out._comp = Composer.for_state(st)
         return out
 
+    def state_from_json(self, text: str) -> CasinoState:
+        """The state ``CasinoState.to_json`` wrote (through the engine's spec). OpenSpiel's own
+        ``serialize``/``deserialize_state`` replay the action history instead; this form is
+        readable and independent of the history (its OpenSpiel history is empty)."""
+        try:
+            data = json.loads(text)
+            out = CasinoState(self)
+            out._st = None if data["spec"] is None else State.from_spec(data["spec"])
+            out._template = (None if data["template"] is None
+                             else State.from_spec(data["template"]))
+            out._order = [int(c) for c in data["order"]]
+            out._moves_log = [str(m) for m in data["moves"]]
+            out._over = bool(data["over"])
+            out._hands_started = int(data["hands"])
+            prefix = [int(a) for a in data["prefix"]]
+        except (ValueError, KeyError, TypeError) as e:
+            raise ValueError(f"state_from_json: not a state written by to_json: {e}") from e
+        for state in (out._st, out._template):
+            if state is not None and state.rules != self.rules:
+                raise ValueError("state_from_json: the state's rules differ from this game's")
+        if out._st is not None and out._template is None and not out._over:
+            out._comp = Composer.for_state(out._st)
+            for a in prefix:
+                out._comp.push(a)
+        return out
+
     def make_py_observer(self, iig_obs_type=None, params=None) -> CasinoObserver:
         if params:
             raise ValueError(f"{GAME_NAME} observers take no parameters, got {params}")

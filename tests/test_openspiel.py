@@ -227,3 +227,25 @@ def test_clone_and_serialize_round_trip():
     assert d.history() == s.history()
     assert d.engine_state == s.engine_state or d.engine_state.to_spec() == \
         s.engine_state.to_spec()
+
+
+@pytest.mark.parametrize("moves", [0, 7, 30, 200])
+def test_json_through_the_spec_round_trips(moves):
+    """to_json/state_from_json (the engine spec, chance picks, the move composed) give a state
+    with the same engine state, legal actions, observations and returns."""
+    game = load("royal", episode="game")
+    s = random_decision_state(game, 3, moves=moves)
+    t = game.state_from_json(s.to_json())
+    assert t.to_json() == s.to_json()
+    assert t.current_player() == s.current_player() and t.is_terminal() == s.is_terminal()
+    if not s.is_terminal():
+        p = s.current_player()
+        assert t.legal_actions() == s.legal_actions()
+        assert t.information_state_string(p) == s.information_state_string(p)
+        assert np.array_equal(t.observation_tensor(p), s.observation_tensor(p))
+    else:
+        assert t.returns() == s.returns()
+    with pytest.raises(ValueError, match="not a state written by to_json"):
+        game.state_from_json("{}")
+    with pytest.raises(ValueError, match="rules differ"):
+        load("casino").state_from_json(s.to_json())
