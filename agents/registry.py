@@ -37,11 +37,13 @@ AGENTS: dict[str, Callable[..., Agent]] = {
 # Loaders of agents named "prefix:argument", where the argument is not key=value pairs.
 LOADERS: dict[str, Callable[..., Agent]] = {}
 # Loaders whose modules are imported on first use (``make_agent("ppo:model.zip")``).
-LAZY_LOADERS = {"ppo": "agents.ppo", "openspiel-dqn": "agents.openspiel_dqn"}
+LAZY_LOADERS = {"ppo": "agents.ppo", "openspiel-dqn": "agents.openspiel_dqn",
+                "rllib": "agents.rllib_agent"}
 # What a loader's argument is, for messages (``ppo:PATH``).
-LOADER_ARGS = {"ppo": "PATH", "openspiel-dqn": "PATH"}
+LOADER_ARGS = {"ppo": "PATH", "openspiel-dqn": "PATH", "rllib": "PATH"}
 EXAMPLES = {"ppo": "ppo:experiments/results/train/casino/model.zip",
-            "openspiel-dqn": "openspiel-dqn:runs/openspiel_dqn/casino"}
+            "openspiel-dqn": "openspiel-dqn:runs/openspiel_dqn/casino",
+            "rllib": "rllib:runs/rllib/casino"}
 
 
 def register_agent(name: str, factory: Callable[..., Agent]) -> None:

@@ -25,7 +25,12 @@ from casino_env.rllib import (  # noqa: E402
     rllib_env,
     shared_policy,
 )
-from experiments.rllib_train import build_config, env_settings, train  # noqa: E402
+from experiments.rllib_train import (  # noqa: E402
+    RunOptions,
+    build_config,
+    env_settings,
+    train,
+)
 
 AGENTS = ["player_0", "player_1"]
 
@@ -63,6 +68,29 @@ def test_wrapper_gives_rllib_observations_and_counts_masked_out_actions():
     assert terminated["__all__"] and rewards[agent] == -1
     env.reset(seed=4)
     assert inner.illegal_actions == 0 and inner.total_illegal_actions == 1
+
+
+def test_reward_scale_multiplies_what_rllib_reads():
+    """The same deal and actions with reward_scale 0.1: every reward RLlib receives is a tenth
+    (the AEC env's own rewards unchanged), and reward_scale is no casino_env.env argument."""
+    def play(config: dict) -> list[float]:
+        env = rllib_env(config)
+        obs, _ = env.reset(seed=5)
+        rng = np.random.default_rng(2)
+        got: list[float] = []
+        while True:
+            (agent, o), = obs.items()
+            action = int(rng.choice(np.flatnonzero(o["action_mask"])))
+            obs, rewards, terminated, _, _ = env.step({agent: action})
+            got.extend(rewards[a] for a in sorted(rewards))
+            if terminated["__all__"]:
+                return got
+
+    plain = play({"variant": "casino", "players": 2})
+    scaled = play({"variant": "casino", "players": 2, "reward_scale": 0.1})
+    assert any(plain) and scaled == pytest.approx([r / 10 for r in plain])
+    with pytest.raises(ValueError, match="^reward_scale must be a number > 0, got 0$"):
+        rllib_env({"variant": "casino", "reward_scale": 0})
 
 
 def test_enumerate_mode_puts_move_features_in_the_observation():
@@ -110,3 +138,22 @@ def test_one_training_iteration(local_ray, tmp_path, policies, mode):
     saved = json.loads((tmp_path / "metrics.json").read_text())
     assert saved["iterations"][0]["env_steps"] == row["env_steps"]
     assert (tmp_path / "metrics.csv").read_text().startswith("iteration,env_steps,")
+
+
+def test_resume_restores_the_algorithm_and_its_counters(local_ray, tmp_path):
+    """A run stopped after one iteration continues from its checkpoint (Algorithm
+    .restore_from_path): iteration 2 and the lifetime env steps go on from the first's."""
+    config = build_config(env_settings("casino", 2), "shared", batch=256, minibatch=128,
+                          epochs=1, hidden=(32, 32), seed=2)
+    first = train(config, 1, tmp_path, log=None, run=RunOptions(checkpoint=True))
+    (row,) = first["iterations"]
+    assert first["checkpoint"] == str(tmp_path / "checkpoints" / f"step_{first['env_steps']}")
+    lines: list[str] = []
+    second = train(config, 2, tmp_path, log=lines.append,
+                   run=RunOptions(checkpoint=True, resume=True))
+    assert [r["iteration"] for r in second["iterations"]] == [1, 2]
+    assert second["iterations"][0]["env_steps_total"] == row["env_steps_total"]  # (saved)
+    assert second["iterations"][1]["env_steps_total"] == (
+        row["env_steps_total"] + second["iterations"][1]["env_steps"])
+    assert lines[0].startswith(f"resuming {tmp_path / 'checkpoints'} from step_")
+    assert second["resumes"][0]["iteration"] == 1

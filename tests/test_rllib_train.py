@@ -1,10 +1,16 @@
-"""experiments/rllib_train.py's console line and learning curve (issue 16 item 10), on fake
-``Algorithm.train()`` results: no Ray training here (tests/test_rllib.py runs one iteration)."""
+"""experiments/rllib_train.py on a fake algorithm (no Ray training here: tests/test_rllib.py
+and tests/test_rllib_agent.py train for real): the console line and training curve (issue 16
+item 10); the run loop of issue 17 with a fake clock and a fake evaluation: the wall-clock
+budget over resumptions, evaluations and the learning curve, checkpoints (kept, refused,
+resumed, fresh), the exported model; the --config file and its errors."""
 
 from __future__ import annotations
 
 import csv
+import json
 import math
+import re
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -13,8 +19,15 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("ray")
 
+from casino_env.rllib import MODULES, SETTINGS, STATE, list_checkpoints  # noqa: E402
 from experiments import rllib_train  # noqa: E402
-from experiments.rllib_train import metrics_row, progress_line  # noqa: E402
+from experiments.rllib_train import (  # noqa: E402
+    RunOptions,
+    RunStateError,
+    metrics_row,
+    parse_args,
+    progress_line,
+)
 
 AGENTS = ["player_0", "player_1"]
 
@@ -75,9 +88,9 @@ class FakeAlgo:
         self.stopped = True
 
 
-def test_train_writes_the_learning_curve_csv_and_png(tmp_path: Path):
-    """Like experiments.train, each run leaves learning_curve.csv and .png (returns per seat
-    and each policy's losses over env steps) beside metrics.csv/json."""
+def test_train_writes_the_training_curve_csv_and_png(tmp_path: Path):
+    """Each run leaves training_curve.csv and .png (returns per seat and each policy's losses
+    over env steps) beside metrics.csv/json; without evaluations, no learning curve."""
     algo = FakeAlgo([fake_result(1, 0), fake_result(2, 3), fake_result(3, 5)])
     config = SimpleNamespace(
         env_config={"variant": "casino", "players": 2}, policies={"shared"},
@@ -89,12 +102,246 @@ def test_train_writes_the_learning_curve_csv_and_png(tmp_path: Path):
     assert algo.stopped and summary["illegal_actions_total"] == 0
     assert ["no finished episodes" in line for line in lines] == [True, False, False]
     assert all("return player_0=+1.25 player_1=-1.25" in line for line in lines[1:])
-    with (tmp_path / "learning_curve.csv").open() as f:
+    with (tmp_path / "training_curve.csv").open() as f:
         rows = list(csv.DictReader(f))
-    assert list(rows[0]) == rllib_train.curve_fields(AGENTS, ["shared"])
+    assert list(rows[0]) == rllib_train.training_fields(AGENTS, ["shared"])
     assert [r["env_steps_total"] for r in rows] == ["512", "1024", "1536"]
     assert [r["return_mean_player_0"] for r in rows] == ["nan", "1.25", "1.25"]
     assert rows[2]["shared_vf_loss"] == "0.56789"
-    png = (tmp_path / "learning_curve.png").read_bytes()
+    png = (tmp_path / "training_curve.png").read_bytes()
     assert png.startswith(b"\x89PNG") and len(png) > 5000
     assert (tmp_path / "metrics.csv").exists() and (tmp_path / "metrics.json").exists()
+    assert not (tmp_path / "learning_curve.csv").exists()
+    assert not (tmp_path / "checkpoints").exists()
+
+
+# -- the run loop: budget, evaluations, checkpoints, resumption --------------------------------
+
+class Clock:
+    """A fake ``time.perf_counter``: only a fake training iteration moves it (60 s each)."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class CheckpointingAlgo:
+    """A fake PPO algorithm: 512 env steps and 60 clock seconds an iteration, and checkpoints
+    that hold its counters and a policy module folder (``save_to_path``/``restore_from_path``)."""
+
+    def __init__(self, clock: Clock) -> None:
+        self.clock = clock
+        self.iteration = 0
+        self.env_runner_group = SimpleNamespace(
+            foreach_env_runner=lambda fn, local_env_runner: [0])
+        self.restored: str | None = None
+
+    def train(self) -> dict:
+        self.iteration += 1
+        self.clock.now += 60
+        result = fake_result(self.iteration, 2)
+        return result
+
+    def save_to_path(self, path: str) -> str:
+        module = Path(path) / MODULES / "shared"
+        module.mkdir(parents=True)
+        (module / "weights.txt").write_text(f"iteration {self.iteration}")
+        (Path(path) / "algo.json").write_text(json.dumps({"iteration": self.iteration}))
+        return path
+
+    def restore_from_path(self, path: str) -> None:
+        self.iteration = json.loads((Path(path) / "algo.json").read_text())["iteration"]
+        self.restored = Path(path).name
+
+    def stop(self) -> None:
+        pass
+
+
+class FakeConfig(SimpleNamespace):
+    """The parts of a PPOConfig that ``train`` reads; ``build_algo`` makes a
+    ``CheckpointingAlgo`` on the shared clock and remembers it."""
+
+    def copy(self, copy_frozen: bool | None = None) -> FakeConfig:
+        return self
+
+    def debugging(self, seed: int) -> FakeConfig:
+        self.resumed_seed = seed
+        return self
+
+    def build_algo(self) -> CheckpointingAlgo:
+        self.algos.append(CheckpointingAlgo(self.clock))
+        return self.algos[-1]
+
+
+def fake_config(clock: Clock, lr: float = 3e-4) -> FakeConfig:
+    return FakeConfig(
+        env_config={"variant": "casino", "players": 2}, policies={"shared"},
+        policy_mapping_fn=lambda agent, episode: "shared", train_batch_size_per_learner=512,
+        minibatch_size=128, num_epochs=1, lr=lr, num_env_runners=0, seed=0, clock=clock,
+        algos=[])
+
+
+@pytest.fixture
+def fake_run(monkeypatch):
+    """A fake clock in rllib_train and a fake evaluation recording the checkpoints it was
+    given (each must hold casino_env.json when evaluated): hands won = env steps / 10,000."""
+    clock = Clock()
+    monkeypatch.setattr(rllib_train, "time",
+                        SimpleNamespace(perf_counter=clock, strftime=time.strftime))
+    evaluated: list[str] = []
+
+    def evaluate(path, env_config, hands, seed, progress=False):
+        assert (path / SETTINGS).is_file() and env_config == {"variant": "casino",
+                                                              "players": 2}
+        evaluated.append(path.name)
+        steps = int(path.name.removeprefix("step_"))
+        return [{"opponent": opp, "hands": n, "wins": 0, "draws": 0, "losses": n,
+                 "win_rate": steps / 10_000, "paired_lo": 0.0, "paired_hi": 1.0,
+                 "wilson_lo": 0.0, "wilson_hi": 1.0, "diff_per_hand": 0.0, "diff_lo": -1.0,
+                 "diff_hi": 1.0, "seconds": 0.0} for opp, n in hands.items()]
+
+    monkeypatch.setattr(rllib_train, "evaluate_checkpoint", evaluate)
+    return clock, evaluated
+
+
+def curve_points(out: Path) -> list[tuple[int, float, str]]:
+    with (out / "learning_curve.csv").open() as f:
+        return [(int(r["timesteps"]), float(r["minutes"]), r["phase"])
+                for r in csv.DictReader(f)]
+
+
+def test_budget_evaluations_checkpoints_and_resumption(fake_run, tmp_path):
+    clock, evaluated = fake_run
+    run = RunOptions(minutes=3, eval_every=1000, eval_hands={"random": 2})
+    config = fake_config(clock)
+    lines: list[str] = []
+    summary = rllib_train.train(config, 100, tmp_path, log=lines.append, run=run)
+    # 3 iterations of 60 s fill the 3 minutes; evaluations at 0, at the first 1,000 steps
+    # passed and of the final policy (outside the budget), each from its own checkpoint.
+    assert [r["iteration"] for r in summary["iterations"]] == [1, 2, 3]
+    assert evaluated == ["step_0", "step_1024", "step_1536"]
+    assert curve_points(tmp_path) == [(0, 0.0, "init"), (1024, 2.0, "ppo"), (1536, 3.0, "ppo")]
+    assert [p.name for p in list_checkpoints(tmp_path / "checkpoints")] == [
+        "step_1024", "step_1536"]  # the last two kept
+    state = json.loads((tmp_path / "checkpoints" / "step_1536" / STATE).read_text())
+    assert (state["finished"], state["stopped_by_time"], state["env_steps"],
+            state["elapsed_seconds"], state["next_eval"]) == (True, True, 1536, 180.0, 2000)
+    assert [r["timesteps"] for r in state["curve"]] == [0, 1024, 1536]
+    model = tmp_path / "model"
+    assert sorted(p.name for p in model.iterdir()) == [SETTINGS, "shared"]
+    assert (model / "shared" / "weights.txt").read_text() == "iteration 3"
+    assert json.loads((model / SETTINGS).read_text())["policy_mapping"] == {
+        "player_0": "shared", "player_1": "shared"}
+    assert (summary["env_steps"], summary["train_seconds"]) == (1536, 180.0)
+    assert summary["frames_per_second"] == pytest.approx(1536 / 180)
+    assert sum("evaluation at" in line for line in lines) == 3
+
+    # Resumed with a budget of 5 minutes: the 3 used count, 2 more iterations.
+    run = RunOptions(minutes=5, eval_every=1000, eval_hands={"random": 2}, resume=True)
+    summary = rllib_train.train(config, 100, tmp_path, log=lines.append, run=run)
+    assert config.algos[-1].restored == "step_1536"
+    assert config.resumed_seed == rllib_train.resume_seed(0, 1536)
+    assert [r["iteration"] for r in summary["iterations"]] == [1, 2, 3, 4, 5]
+    assert evaluated[3:] == ["step_2048", "step_2560"]
+    assert curve_points(tmp_path)[3:] == [(2048, 4.0, "ppo"), (2560, 5.0, "ppo")]
+    assert [r["env_steps"] for r in summary["resumes"]] == [1536]
+    assert [line for line in lines if line.startswith("resuming")] == [
+        f"resuming {tmp_path / 'checkpoints'} from step_1536: 1,536 env steps, iteration 3, "
+        "3.0 min used of 5, 3 learning-curve rows"]
+    saved = json.loads((tmp_path / "metrics.json").read_text())
+    assert [r["iteration"] for r in saved["iterations"]] == [1, 2, 3, 4, 5]
+    assert saved["env_steps"] == 2560 and saved["elapsed_seconds"] == 300.0
+
+    # Nothing left of the budget: the run says it is finished and builds nothing.
+    builds = len(config.algos)
+    summary = rllib_train.train(config, 100, tmp_path, log=lines.append, run=run)
+    assert summary["already_finished"] and len(config.algos) == builds
+    assert lines[-1] == (f"{tmp_path / 'checkpoints'}: the run is finished (2,560 env steps, "
+                         "5.0 min); nothing to resume")
+
+
+def test_checkpoints_every_n_minutes(fake_run, tmp_path):
+    clock, evaluated = fake_run
+    run = RunOptions(checkpoint_minutes=2)
+    rllib_train.train(fake_config(clock), 4, tmp_path, log=None, run=run)
+    assert evaluated == [] and not (tmp_path / "learning_curve.csv").exists()
+    assert [p.name for p in list_checkpoints(tmp_path / "checkpoints")] == [
+        "step_1024", "step_2048"]  # at 2 and 4 minutes; the end is the 4-minute one
+    state = json.loads((tmp_path / "checkpoints" / "step_2048" / STATE).read_text())
+    assert state["finished"] and not state["stopped_by_time"] and state["iteration"] == 4
+
+
+def test_runs_that_cannot_start_or_resume_say_what_to_do(fake_run, tmp_path):
+    clock, _ = fake_run
+    root = tmp_path / "checkpoints"
+    with pytest.raises(RunStateError, match=f"^--resume: no checkpoint in {re.escape(str(root))}"
+                                            ", so nothing to resume; run without --resume to "
+                                            "start the run$"):
+        rllib_train.train(fake_config(clock), 2, tmp_path, log=None,
+                          run=RunOptions(checkpoint=True, resume=True))
+    rllib_train.train(fake_config(clock), 2, tmp_path, log=None, run=RunOptions(checkpoint=True))
+    with pytest.raises(RunStateError, match=f"^{re.escape(str(root))} holds the checkpoints of an"
+                                            " earlier run \\(latest step_1024\\): add --resume"):
+        rllib_train.train(fake_config(clock), 2, tmp_path, log=None,
+                          run=RunOptions(checkpoint=True))
+    with pytest.raises(RunStateError, match="in lr \\(0.0003 in the checkpoint, 0.001 now\\); "
+                                            "resume with the same settings"):
+        rllib_train.train(fake_config(clock, lr=1e-3), 3, tmp_path, log=None,
+                          run=RunOptions(checkpoint=True, resume=True))
+    summary = rllib_train.train(fake_config(clock), 1, tmp_path, log=None,
+                                run=RunOptions(checkpoint=True, fresh=True))
+    assert [r["iteration"] for r in summary["iterations"]] == [1]
+    assert [p.name for p in list_checkpoints(root)] == ["step_512"]
+
+
+# -- the command line and --config -----------------------------------------------------------
+
+def test_a_config_file_sets_options_and_flags_win(tmp_path):
+    cfg = tmp_path / "run.toml"
+    cfg.write_text('[env]\nvariant = "royal"\nreward_scale = 0.1\n[ppo]\nbatch = 4096\n'
+                   'hidden = [256, 256]\n[eval]\neval_every = 2_000_000\n'
+                   'eval_hands = { random = 400, heuristic = 1000 }\n[run]\nminutes = 180\n'
+                   'tensorboard = true\nname = "rllib_{variant}_s{seed}"\n')
+    a = parse_args(["--config", str(cfg), "--batch", "1024", "--seed", "2"])
+    assert (a.variant, a.reward_scale, a.batch, a.hidden, a.eval_every, a.minutes) == (
+        "royal", 0.1, 1024, [256, 256], 2_000_000, 180.0)
+    assert a.eval_hands == {"random": 400, "heuristic": 1000} and a.tensorboard
+    assert (a.seed, a.name, a.iterations, a.lr) == (2, "rllib_{variant}_s{seed}", 10, 3e-4)
+    a = parse_args(["--hidden", "64,32", "--eval-hands", "greedy=10"])
+    assert (a.hidden, a.eval_hands, a.minutes, a.eval_every) == ([64, 32], {"greedy": 10},
+                                                                None, 0)
+
+
+def test_every_shipped_config_reads(tmp_path):
+    root = Path(rllib_train.__file__).parent / "configs" / "rllib"
+    names = sorted(p.stem for p in root.glob("*.toml"))
+    assert names == ["casino", "dominican", "hungarian", "royal", "spade", "tuxedo", "wippen"]
+    for name in names:
+        a = parse_args(["--config", str(root / f"{name}.toml")])
+        assert (a.variant, a.players, a.policies, a.action_mode, a.observation) == (
+            name, 2, "shared", "compose", "compact")
+        assert (a.minutes, a.eval_hands) == (180.0, {"random": 400, "greedy": 1000,
+                                                     "heuristic": 1000})
+
+
+@pytest.mark.parametrize("text,message", [
+    ('batchh = 3', "unknown option 'batchh' in the top level (known: "),
+    ('[ppo]\nbatch = "big"', "batch must be an int, got 'big'"),
+    ('[ppo]\nhidden = [0]', "hidden: expected layer sizes like 256,256, got [0]"),
+    ('[env]\npolicies = "league"', "policies must be one of 'shared', 'per-seat', got 'league'"),
+    ('[run]\nout = "x"', "out is set on the command line only"),
+    ('[eval]\neval_hands = { randm = 4 }', "unknown agent 'randm'"),
+    ('[eval]\neval_hands = { random = -1 }', "eval_hands: random: hands must be an int >= 0, "
+                                             "got -1"),
+    ('[run]\ntensorboard = 1', "tensorboard must be true or false, got 1"),
+    ('variant = ', "not valid TOML"),
+])
+def test_config_file_errors_name_the_file_and_the_problem(tmp_path, text, message):
+    cfg = tmp_path / "bad.toml"
+    cfg.write_text(text + "\n")
+    with pytest.raises(SystemExit) as e:
+        parse_args(["--config", str(cfg)])
+    assert str(e.value).startswith(f"{cfg}: " if "TOML" not in message else f"--config {cfg}")
+    assert message in str(e.value)
