@@ -32,13 +32,14 @@ def raises(message: str):
 
 # -- names -----------------------------------------------------------------------------------
 
-KNOWN = "(known: random, greedy, heuristic, search, openspiel-ismcts, ppo:PATH, openspiel-dqn:PATH)"
+KNOWN = ("(known: random, greedy, heuristic, search, openspiel-ismcts, ppo:PATH, "
+         "openspiel-dqn:PATH, rllib:PATH)")
 
 
 def test_unknown_name_lists_every_known_form() -> None:
     """The known names include the loader forms (``ppo:PATH``)."""
     assert known_agents() == ["random", "greedy", "heuristic", "search", "openspiel-ismcts",
-                              "ppo:PATH", "openspiel-dqn:PATH"]
+                              "ppo:PATH", "openspiel-dqn:PATH", "rllib:PATH"]
     with raises(f"unknown agent 'nobody' {KNOWN}"):
         make_agent("nobody")
     with raises(f"unknown agent 'heuristc' {KNOWN}; did you mean 'heuristic'?"):
