@@ -90,6 +90,7 @@ from casino_env.rllib import (
     register_rllib_env,
     split_env_config,
 )
+from experiments.checkpoint_files import fsync_path, publish
 from experiments.curves import Metric, plot_steps_and_minutes, write_table
 
 DEFAULT_OUT = Path("runs/rllib")
@@ -489,21 +490,12 @@ def resume_seed(seed: int | None, steps: int) -> int:
     return int(np.random.SeedSequence([int(seed or 0), int(steps)]).generate_state(1)[0])
 
 
-def _fsync(path: Path) -> None:
-    """Flush a file or a folder's entries to disk."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def write_state(folder: Path, state: RunState) -> None:
     """(Re)write ``run_state.json`` in a checkpoint folder atomically (a temporary file
     renamed over it)."""
     tmp = folder / f".{STATE}.{os.getpid()}"
     tmp.write_text(json.dumps(asdict(state), default=float) + "\n")
-    _fsync(tmp)
+    fsync_path(tmp)
     os.replace(tmp, folder / STATE)
 
 
@@ -534,23 +526,7 @@ def write_checkpoint(algo: Any, root: Path, settings: dict[str, Any], state: Run
     algo.save_to_path(str(tmp.resolve()))
     (tmp / SETTINGS).write_text(json.dumps(settings, indent=2, sort_keys=True) + "\n")
     (tmp / STATE).write_text(json.dumps(asdict(state), default=float) + "\n")
-    for path in sorted(tmp.rglob("*"), reverse=True):  # files, then their folders
-        _fsync(path)
-    _fsync(tmp)
-    final = root / f"step_{step}"
-    if final.exists():  # the same step again (e.g. a resumed run that trained no further)
-        old = root / f".tmp_old_step_{step}_{os.getpid()}"
-        final.rename(old)
-        tmp.rename(final)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        tmp.rename(final)
-    _fsync(root)
-    for old in list_checkpoints(root)[:-max(1, keep)]:
-        gone = root / f".tmp_pruned_{old.name}_{os.getpid()}"
-        old.rename(gone)  # out of sight first: a half-deleted checkpoint must not count
-        shutil.rmtree(gone, ignore_errors=True)
-    return final
+    return publish(tmp, root, step, keep, list_checkpoints)
 
 
 def export_model(checkpoint: Path, dest: Path, policy_ids: Sequence[str]) -> Path:

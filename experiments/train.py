@@ -107,6 +107,7 @@ from agents.tournament import play_match
 from casino_env.encoding import Layout
 from casino_env.engine.rules import make_rules
 from experiments import bc
+from experiments.checkpoint_files import publish
 from experiments.curves import Metric, plot_steps_and_minutes, write_table
 from experiments.stats import summarize_pair
 from experiments.train_env import make_train_vec_env
@@ -491,15 +492,6 @@ def latest_checkpoint(root: Path) -> Path | None:
     return found[-1] if found else None
 
 
-def _fsync(path: Path) -> None:
-    """Flush a file or a folder's entries to disk (so a rename after it publishes whole files)."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 def rng_states() -> dict:
     """The global random generators that PPO draws from (action sampling: torch; minibatch
     order: numpy; python's for completeness)."""
@@ -536,23 +528,7 @@ def write_checkpoint(root: Path, model: MaskablePPO, cfg: dict, snapshots: Seque
         pickle.dump(rng_states(), f)
     (tmp / "state.json").write_text(json.dumps(
         {"state": asdict(state), "config": cfg, "curve": curve, "log": log}, default=float))
-    for f in tmp.iterdir():
-        _fsync(f)
-    _fsync(tmp)
-    final = root / f"step_{step}"
-    if final.exists():  # the same step again (the last checkpoint, now marked finished)
-        old = root / f".tmp_old_step_{step}_{os.getpid()}"
-        final.rename(old)
-        tmp.rename(final)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        tmp.rename(final)
-    _fsync(root)
-    for old in list_checkpoints(root)[:-max(1, keep)]:
-        gone = root / f".tmp_pruned_{old.name}_{os.getpid()}"
-        old.rename(gone)  # first out of sight: a half-deleted checkpoint must not count
-        shutil.rmtree(gone, ignore_errors=True)
-    return final
+    return publish(tmp, root, step, keep, list_checkpoints)
 
 
 def load_checkpoint(ckpt: Checkpoint, cfg: dict, venv: VecEnv, tensorboard_log: str | None
