@@ -46,7 +46,14 @@ HOUSE_FLAGS = ("bicycle", "cut")  # V-spade-bicycle, V-hun-cut
 _UNPLACED = {k for k, t in SWITCH_TYPES.items() if t is bool} - set(BOOL_SWITCHES + HOUSE_FLAGS)
 if _UNPLACED:  # a new boolean switch must be given a place in the observation
     raise RuntimeError(f"boolean rule switches missing from the observation: {sorted(_UNPLACED)}")
-VARIANTS = tuple(PRESETS)
+# The full layout's preset one-hot is fixed to the first seven presets, so that adding a preset
+# never changes the layout (or a trained policy's input) of the others; the presets added by
+# issue 20 are one-hot in a ``family`` segment present only in their own layouts.
+VARIANTS = ("casino", "royal", "dominican", "hungarian", "tuxedo", "spade", "wippen")
+FAMILY = ("swedish", "finnish", "swazi", "krypkasino")
+_UNCODED = set(PRESETS) - set(VARIANTS + FAMILY)
+if _UNCODED:  # a new preset must be given a place in the observation
+    raise RuntimeError(f"presets missing from the observation: {sorted(_UNCODED)}")
 
 _BYTES = (N_CARDS + 7) // 8
 
@@ -303,6 +310,9 @@ class Layout:
                 "(V-partner-build)")
         if not self.compact:
             add("variant", len(VARIANTS), "preset one-hot: " + ", ".join(VARIANTS))
+            if rules.variant in FAMILY:
+                add("family", len(FAMILY), "preset one-hot of the presets added later: "
+                    + ", ".join(FAMILY))
             add("switches", len(BOOL_SWITCHES), "rule switches in force: "
                 + ", ".join(BOOL_SWITCHES))
             add("target", 1, "target / 100 (clipped)")
@@ -322,10 +332,14 @@ class Layout:
             add("c_selected", N_CARDS, "compose: table cards selected so far")
         self.size = sum(seg[2] for seg in self.segments)
         self.offset = {name: start for name, start, _, _ in self.segments}
-        static = np.zeros(len(VARIANTS) + len(BOOL_SWITCHES) + 1, np.float32)
-        static[VARIANTS.index(rules.variant)] = 1
+        family = len(FAMILY) if rules.variant in FAMILY else 0
+        static = np.zeros(len(VARIANTS) + family + len(BOOL_SWITCHES) + 1, np.float32)
+        if family:
+            static[len(VARIANTS) + FAMILY.index(rules.variant)] = 1
+        else:
+            static[VARIANTS.index(rules.variant)] = 1
         for i, k in enumerate(BOOL_SWITCHES):
-            static[len(VARIANTS) + i] = float(getattr(rules, k, False))
+            static[len(VARIANTS) + family + i] = float(getattr(rules, k, False))
         static[-1] = min(rules.target / 100, 1.0)
         if "house" in self.offset:
             house = [float(getattr(rules, k)) for k in HOUSE_FLAGS]
