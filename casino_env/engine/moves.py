@@ -269,7 +269,7 @@ class Items:
 
 
 def capture_values(rules: Rules, cv: int) -> tuple[int, ...]:
-    """The values a card of value ``cv`` captures with (a Royal Ace: 1 or 14)."""
+    """The values a card of hand value ``cv`` captures with (a Royal Ace: 1 or 14)."""
     return (1, 14) if rules.ace14 and cv == 1 else (cv,)
 
 
@@ -324,7 +324,8 @@ def generate(st, only: int | None = None) -> list[Move]:
     deck = r.deck
     seat = st.current
     hand = st.hand_masks[seat]
-    values = r.values
+    values = r.values  # on the table
+    hand_values = r.hand_values  # from hand (the same tuple but in Finnish, V-fin-values)
     rank_of = deck.rank
     rank_mask = deck.rank_mask
     loose = st.loose_mask
@@ -361,7 +362,7 @@ def generate(st, only: int | None = None) -> list[Move]:
     for c in hand_ids if only is None else (only,):
         cbit = 1 << c
         rest = hand & ~cbit
-        cv = values[c]
+        cv = hand_values[c]
         same_rank = loose & rank_mask[rank_of[c]]
         targets = [V for V in in_hand if in_hand[V] > (cv == V or (V == 14 and cv == 1 and ace14))]
 
@@ -654,7 +655,7 @@ def _capture_value(state, played: int, taken: int, deck: Deck) -> int | None:
         for mv in legal_moves(state):
             if mv.kind == "capture" and mv.played_mask == played and mv.taken_mask == taken:
                 return mv.value
-        values = state.rules.values
+        values = state.rules.hand_values
     else:
         values = tuple(r if r <= 10 else None for r in deck.rank)
     total = 0

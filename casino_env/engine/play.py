@@ -12,7 +12,7 @@ from .cards import SPADE, bit_list
 from .dealing import deal, shuffle
 from .moves import Move, backs, capture_values, legal_moves, parse_move
 from .rules import make_rules
-from .scoring import certain, criteria, earned, finish_hand, restricted
+from .scoring import certain, criteria, earned, finish_hand, restricted, sweep_scores
 from .sets import partitions
 from .state import Build, Sides, State, check_seed
 
@@ -136,7 +136,7 @@ def _reads_as(state: State, move: Move, v: int) -> bool:
     """True if the capture ``move`` is also valid with capture value ``v`` (C-move: another
     Ace reading, or another Ulmann split of the hand cards)."""
     r = state.rules
-    vals = tuple(r.values[c] for c in bit_list(move.played_mask))
+    vals = tuple(r.hand_values[c] for c in bit_list(move.played_mask))
     if None in vals:
         return False
     if r.multi_play:
@@ -221,6 +221,8 @@ def _first_play(st: State) -> bool:
 def _record_sweep(st: State, side: int, count: int, size: int) -> None:
     r = st.rules
     if r.restricted_no_sweeps and side in restricted(r, st.scores):
+        return
+    if not sweep_scores(r, st.scores, not st.stock_ids):  # V-fin-score
         return
     sweeps = list(st.sweeps)
     sweeps[side] += count
@@ -453,7 +455,7 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
         return "C-turn", f"a turn plays exactly one card from hand, not {pm.bit_count()}"
     c = bit_list(pm)[0]
     cname = d.names[c]
-    cv = r.values[c]
+    cv = r.hand_values[c]  # what it captures with from hand (V-fin-values)
     rest = hand & ~pm
     owned = [b for b in state.builds if b.owner == seat]
     same_rank = state.loose_mask & d.rank_mask[d.rank[c]]
@@ -485,13 +487,19 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
                 return "C-capture", (f"{cname} has no number value, so it does not capture as "
                                      f"{move.value}")
             vs = ok = [None]  # one loose card of its rank (C-face)
+            two = 0
         else:
             faces = [i for i in bit_list(tm) if r.values[i] is None]
             if faces:
                 face = d.names[faces[0]]
                 return "C-face", f"{face} has no number value: only a {face[:-1]} captures it"
             vs = list(capture_values(r, cv))
+            two = _two_valued(r, pm | tm)  # V-fin-values: cards counting apart from hand
             if move.value is not None and move.value not in vs:
+                if two & pm:
+                    return "V-fin-values", (f"{cname} counts {cv} played from hand (it counts "
+                                            f"{r.values[c]} only on the table), not "
+                                            f"{move.value}")
                 return "C-capture", f"{cname} counts {_or(vs)}, not {move.value}"
             ok = [v for v in vs if _items_split(r, state, tm, v)]
         if not ok:
@@ -499,7 +507,18 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
                 if b.value not in vs and not (r.build_as_card and not b.multiple):
                     return "C-capture", (f"the build of {b.value} is captured only by a card "
                                          f"of value {b.value}, and {cname} counts {_or(vs)}")
-            return "C-capture", _sum_reason(_items(r, state, tm, vs), vs)
+            why = _sum_reason(_items(r, state, tm, vs), vs)
+            if two & pm:
+                return "V-fin-values", (f"{cname} counts {cv} played from hand ({r.values[c]} "
+                                        f"only on the table), and {why}")
+            if two:
+                ids = bit_list(two)
+                return "V-fin-values", (
+                    f"on the table {_and([d.names[i] for i in ids])} "
+                    f"count{'s' if len(ids) == 1 else ''} "
+                    f"{_and([str(r.values[i]) for i in ids])} "
+                    f"({_and([str(r.hand_values[i]) for i in ids])} only from hand): {why}")
+            return "C-capture", why
         if move.value is not None and move.value not in ok:
             return "C-capture", (f"{cname} takes {'+'.join(d.strs(tm))} only counted as "
                                  f"{ok[0]}, not {move.value}")
@@ -520,6 +539,9 @@ def _why_trail(state: State, move: Move, cname: str, rest: int, owned: list, sam
     d = r.deck
     seat = state.current
     tm = move.taken_mask
+    if tm and r.preset.play:
+        return r.preset.play, (f"a trail puts the card on the table and takes nothing; there is "
+                               f"no building in {r.variant}")
     if tm and not r.build_loose:
         return "C-trail", ("a trail puts the card on the table and takes nothing; trailing and "
                            "building in one turn needs the rule switch 'build_loose' "
@@ -578,7 +600,7 @@ def _why_build(state: State, move: Move, cname: str, cv: int | None, rest: int, 
     seat = state.current
     pm, tm = move.played_mask, move.taken_mask
     if not r.building:
-        return "C-build", f"there is no building in {r.variant}"
+        return r.preset.play or "C-build", f"there is no building in {r.variant}"
     V = move.value
     if cv is None:
         return "C-face", f"{cname} has no number value, so it never makes or joins a build"
@@ -708,6 +730,14 @@ def _why_multi(state: State, move: Move) -> tuple[str, str]:
     if _partitions_into(r, tm, v):
         return "V-hun-play", f"{'+'.join(d.strs(pm))} may not capture {'+'.join(d.strs(tm))} here"
     return "V-hun-play", f"{counts}; " + _sum_reason(_items(r, state, tm, ()), (v,))
+
+
+def _two_valued(r, mask: int) -> int:
+    """The cards of ``mask`` that count otherwise from hand than on the table (V-fin-values:
+    Finnish A, 2S and 10D); 0 in every other preset."""
+    if r.hand_values is r.values:
+        return 0
+    return sum(1 << i for i in bit_list(mask) if r.hand_values[i] != r.values[i])
 
 
 def _own_single(state: State, seat: int, taken_builds: list, V: int) -> int | None:

@@ -99,14 +99,17 @@ class Preset:
     title: str
     players: tuple[int, ...]
     deck: str
-    values: str  # "classic" (C-face), "royal" (J 11, Q 12, K 13, A 1/14), "hungarian", "rook"
+    values: str  # "classic" (C-face), "royal" (J 11, Q 12, K 13, A 1/14), "hungarian", "rook",
+    # "finnish" (V-fin-values: other values from hand than on the table)
     building: bool
-    scoring: str  # "casino" (C-score), "spade", "wippen", "tuxedo"
+    scoring: str  # "casino" (C-score), "spade", "wippen", "tuxedo", "swedish", "finnish"
     hand_size: int
     defaults: dict = field(default_factory=dict)
     switches: tuple[str, ...] = ()  # switches that make sense for this preset
     description: str = ""
     special: str = ""  # one line for the README's variant table
+    play: str = ""  # the preset's own rule of play, named by illegal builds (V-nordic-play)
+    tiebreak: str = ""  # "spades": equal totals at the target go to more spades (V-swe-end)
 
 
 _BUILDING = ("dom_trail", "dom_build", "partner_build", "build_loose", "owner_may_trail",
@@ -172,7 +175,31 @@ PRESETS: dict[str, Preset] = {
         ("sweeps", "countout") + _BUILDING + _GAME + _POINTS,
         "As casino; most cards 2, most spades 2, 10D 2, 2S 1, aces 1; each sweep (wip) 1.",
         "most cards 2, most spades 2, wips 1"),
+    "swedish": Preset(
+        "swedish", "Swedish Casino (Kasino)", (2, 3, 4), "standard", "royal", False, "swedish",
+        4, dict(sweeps=True, last_capture=True, target=16),
+        ("sweeps",) + _GAME + _POINTS,
+        "Royal values (Ace 1 or 14); no building, capturing never compulsory "
+        "(V-nordic-play); most spades 2, most cards 1, 10D 2, 2S 1, aces 1, last capture 1, "
+        "each sweep (tabbe) 1, never cancelled (V-swe-score); first to 16, equal totals go to "
+        "the most spades of the hand (V-swe-end).",
+        "no building; most spades 2, tabbe 1, last capture 1; to 16",
+        play="V-nordic-play", tiebreak="spades"),
+    "finnish": Preset(
+        "finnish", "Finnish Casino (Kasino)", (2, 3, 4), "standard", "finnish", False,
+        "finnish", 4, dict(sweeps=True, cancel=True, earned=True, target=16),
+        ("sweeps", "cancel") + _GAME + _POINTS,
+        "From hand A 14, 2S 15, 10D 16, on the table A 1, 2S 2, 10D 10 (V-fin-values); no "
+        "building (V-nordic-play); most spades 2, most cards 1, 10D 2, 2S 1, aces 1, each "
+        "sweep (mokki) 1, cancelled, none in the last deal or once a side has 10 "
+        "(V-fin-score); first to 16, counted as earned (V-earned).",
+        "A 14, 2S 15, 10D 16 from hand; no building; to 16 as earned",
+        play="V-nordic-play"),
 }
+
+# V-fin-values: the cards that capture with another value from hand than they count on the
+# table (there: A 1, 2S 2, 10D 10, as their rank).
+FINNISH_HAND_VALUES = {"AS": 14, "AH": 14, "AD": 14, "AC": 14, "2S": 15, "10D": 16}
 
 
 @dataclass(frozen=True)
@@ -214,6 +241,7 @@ class Rules:
     preset: Preset = field(init=False, repr=False, compare=False)
     deck: Deck = field(init=False, repr=False, compare=False)
     values: tuple = field(init=False, repr=False, compare=False)
+    hand_values: tuple = field(init=False, repr=False, compare=False)
     ace14: bool = field(init=False, repr=False, compare=False)
     building: bool = field(init=False, repr=False, compare=False)
     scoring: str = field(init=False, repr=False, compare=False)
@@ -234,11 +262,16 @@ class Rules:
         s(self, "deck", deck)
         s(self, "values", tuple(r if (p.values != "classic" or r <= 10) else None
                                 for r in deck.rank))
+        # What a card captures with when played from hand; the table's values (the same
+        # tuple) in every preset but Finnish (V-fin-values).
+        s(self, "hand_values", self.values if p.values != "finnish" else tuple(
+            FINNISH_HAND_VALUES.get(name, v) for name, v in zip(deck.names, self.values)))
         s(self, "ace14", p.values == "royal" or (p.values == "hungarian" and self.ace_14))
         s(self, "building", p.building)
         s(self, "scoring", p.scoring)
         s(self, "sides", 2 if self.partnerships else self.players)
-        s(self, "max_value", 14 if p.values == "royal" else 10 if p.building else 13 * 4)
+        s(self, "max_value", 14 if p.values == "royal" else 16 if p.values == "finnish"
+          else 10 if p.building else 13 * 4)
         s(self, "hand_size", p.hand_size)
         s(self, "multi_play", p.values == "hungarian")
         # The game ends during play when a side's earned points reach the target (V-earned,
@@ -269,11 +302,15 @@ def switch_value(rules: Rules, name: str):
 
 
 def _item_points(r: Rules) -> ItemPoints:
-    """The points of each scoring item: the preset's (C-score, V-spade, Wippen, V-tux-score),
-    with V-last-capture and the sweeps switch, then the V-points table over them."""
+    """The points of each scoring item: the preset's (C-score, V-spade, Wippen, V-tux-score,
+    V-swe-score, V-fin-score), with V-last-capture and the sweeps switch, then the V-points
+    table over them."""
     if r.scoring == "tuxedo":  # most cards 15; oranges, sweeps and fives are scored apart
         table = dict(cards=15, spades=0, big_casino=0, little_casino=0, aces=0, sweep=0,
                      last_capture=0)
+    elif r.scoring in ("swedish", "finnish"):  # V-swe-score, V-fin-score: most spades 2
+        table = dict(cards=1, spades=2, big_casino=2, little_casino=1, aces=1,
+                     sweep=1 if r.sweeps else 0, last_capture=1 if r.last_capture else 0)
     else:
         wippen = r.scoring == "wippen"
         table = dict(cards=2 if wippen or r.last_capture else 3, spades=2 if wippen else 1,
@@ -363,6 +400,9 @@ def _check_points(r: Rules, pre: str) -> None:
                                  f"'tuxedo' ({why}, V-tux-score; only 'cards' may be set)")
     for item in ("sweep", "last_capture"):
         switch = "sweeps" if item == "sweep" else item
+        if item in table and not getattr(r, switch) and switch not in r.preset.switches:
+            raise ValueError(f"{pre}rule switch 'points': item {item!r} does not apply to "
+                             f"{r.variant!r} (it does not score {item!r})")
         if item in table and not getattr(r, switch):
             raise ValueError(f"{pre}rule switch 'points': item {item!r} needs rule switch "
                              f"{switch!r} (without it the game does not score {item!r})")

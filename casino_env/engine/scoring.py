@@ -1,5 +1,6 @@
-"""Scoring a hand (C-score, V-spade, V-spade-bicycle, Wippen, V-tux-score, V-last-capture,
-V-points, V-target) and the end of the game (C-game, V-countout, V-dom-end, V-soto, V-earned).
+"""Scoring a hand (C-score, V-spade, V-spade-bicycle, Wippen, V-tux-score, V-swe-score,
+V-fin-score, V-last-capture, V-points, V-target) and the end of the game (C-game, V-countout,
+V-dom-end, V-soto, V-earned, V-swe-end).
 
 A hand's points are a list of awards ``(item, side, points)`` in count-out order: most cards,
 most spades, 10D, 2S, the aces in the order S C H D, then sweeps (variant items in between).
@@ -26,6 +27,16 @@ FIVE_RANK = 5
 # V-dom-end / V-soto: what a side short of the target by this many points may still score.
 CRITERIA = {3: ("cards",), 2: ("10D",), 1: ("spades",), 5: ("cards", "10D"), 4: ("cards", "spades")}
 MAJORITY = ("cards", "spades")  # items decided only once every card is captured
+FINNISH_SWEEP_LIMIT = 10  # V-fin-score: no sweeps score once a side starts a hand with 10
+
+
+def sweep_scores(rules: Rules, scores: tuple, last_deal: bool) -> bool:
+    """Whether a sweep made now is recorded (it scores, and cancels under V-cancel): always,
+    except in Finnish during a hand's last deal or when a side started the hand (``scores``)
+    with 10 or more (V-fin-score)."""
+    if rules.scoring != "finnish":
+        return True
+    return not last_deal and max(scores) < FINNISH_SWEEP_LIMIT
 
 
 def strict_max(counts: list[int]) -> int | None:
@@ -178,11 +189,13 @@ def finish_hand(rules: Rules, start: tuple, piles: tuple, sweeps: tuple, met: tu
         points = [max(a - b, 0), max(b - a, 0)]
         counted = []
     counted.sort(key=aw.index)
-    return tuple(points), decide(rules, start, points, counted)
+    return tuple(points), decide(rules, start, points, counted, piles)
 
 
-def decide(rules: Rules, start: tuple, points: list[int], counted: list) -> int | None:
-    """C-game (higher total wins, a tie plays on) or V-countout when several reach the target."""
+def decide(rules: Rules, start: tuple, points: list[int], counted: list,
+           piles: tuple = ()) -> int | None:
+    """C-game (higher total wins, a tie plays on), V-countout when several reach the target,
+    or V-swe-end (equal totals: the side with more spades in ``piles``, this hand's)."""
     target = rules.target
     totals = [s + p for s, p in zip(start, points)]
     reached = [s for s, t in enumerate(totals) if t >= target]
@@ -202,4 +215,9 @@ def decide(rules: Rules, start: tuple, points: list[int], counted: list) -> int 
         return tops[0] if len(tops) == 1 else None
     best = max(totals)
     tops = [s for s, t in enumerate(totals) if t == best]
+    if len(tops) > 1 and rules.preset.tiebreak == "spades" and piles:
+        spade = rules.deck.suit_mask[SPADE]
+        counts = [(piles[s] & spade).bit_count() for s in tops]
+        most = strict_max(counts)
+        return None if most is None else tops[most]
     return tops[0] if len(tops) == 1 else None
