@@ -453,6 +453,10 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
         return _why_multi(state, move)
     if pm.bit_count() != 1:
         return "C-turn", f"a turn plays exactly one card from hand, not {pm.bit_count()}"
+    if r.preset.play and (move.kind == "build" or move.kind == "trail" and tm):
+        # V-nordic-play: a card captures or trails, and a trail takes nothing.
+        what = "a build" if move.kind == "build" else "a trail that takes table cards"
+        return r.preset.play, f"there is no building in {r.variant}, so no {what}"
     c = bit_list(pm)[0]
     cname = d.names[c]
     cv = r.hand_values[c]  # what it captures with from hand (V-fin-values)
@@ -539,9 +543,6 @@ def _why_trail(state: State, move: Move, cname: str, rest: int, owned: list, sam
     d = r.deck
     seat = state.current
     tm = move.taken_mask
-    if tm and r.preset.play:
-        return r.preset.play, (f"a trail puts the card on the table and takes nothing; there is "
-                               f"no building in {r.variant}")
     if tm and not r.build_loose:
         return "C-trail", ("a trail puts the card on the table and takes nothing; trailing and "
                            "building in one turn needs the rule switch 'build_loose' "
@@ -600,7 +601,7 @@ def _why_build(state: State, move: Move, cname: str, cv: int | None, rest: int, 
     seat = state.current
     pm, tm = move.played_mask, move.taken_mask
     if not r.building:
-        return r.preset.play or "C-build", f"there is no building in {r.variant}"
+        return "C-build", f"there is no building in {r.variant}"
     V = move.value
     if cv is None:
         return "C-face", f"{cname} has no number value, so it never makes or joins a build"
