@@ -34,8 +34,7 @@ from casino_env.engine import (
     parse_move,
 )
 from casino_env.engine.play import play
-from casino_env.engine.rules import ItemPoints, make_rules
-from casino_env.engine.scoring import awards
+from casino_env.engine.rules import ItemPoints
 
 # -- helpers (the shared ones are in tests/rules_helpers.py) --------------------------------------
 
