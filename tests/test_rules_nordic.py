@@ -434,6 +434,20 @@ def test_v_fin_score_no_sweeps_once_a_side_has_ten(scores, recorded):
     assert apply_move(st, "7H captures 7D").sweeps == ((1, 0) if recorded else (0, 0))
 
 
+def test_v_fin_score_spec_with_impossible_sweeps_refused():
+    """V-fin-score: a spec recording sweeps in a hand begun with a side on 10 or more is
+    refused, naming the field (no sweep can have counted); a game won during play keeps its
+    sweeps with the final scores."""
+    with pytest.raises(ValueError, match=r"sweeps: \[1, 0\] cannot happen in a finnish hand "
+                                         r"begun with scores \[3, 10\] \(V-fin-score"):
+        fin([["2C"], ["3C"]], stock=STOCK, sweeps=[1, 0], scores=[3, 10])
+    assert fin([["2C"], ["3C"]], stock=STOCK, sweeps=[1, 0], scores=[9, 9]).sweeps == (1, 0)
+    piles = [["10D", "2S", "AH", "AD", "AC"], []]
+    won = apply_move(fin_full([["7H", "4C"], ["2C"]], ["7D"], piles, scores=[9, 0]),
+                     "7H captures 7D")
+    assert won.game_over and State.from_spec(won.to_spec()) == won
+
+
 def test_v_fin_score_switches():
     """V-fin-score: `cancel=False` keeps both sweeps; `sweeps=False` (with `cancel=False`)
     records none; no last-capture point can be set (V-points refuses the item)."""

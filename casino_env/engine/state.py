@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 from .cards import Deck, bit_list
 from .rules import BICYCLE_DOUBLE, Rules, make_rules
+from .scoring import FINNISH_SWEEP_LIMIT, sweep_scores
 from .sets import partitions
 
 
@@ -415,6 +416,10 @@ def _parse_spec(spec: object) -> State:
     if sweeps and rules.cancel and all(sweeps):
         raise ValueError(f"sweeps: {list(sweeps)} cannot happen under V-cancel (when every side "
                          "has a sweep, each cancels one)")
+    if any(sweeps) and spec.get("winner") is None and not sweep_scores(rules, scores, False):
+        raise ValueError(f"sweeps: {list(sweeps)} cannot happen in a {rules.variant} hand begun "
+                         f"with scores {list(scores)} (V-fin-score: no sweep counts once a "
+                         f"side has {FINNISH_SWEEP_LIMIT})")
     met_spec = spec.get("met", [])
     if not isinstance(met_spec, (list, tuple)):
         raise ValueError(f"met: must be a list of sides, got {met_spec!r}")
