@@ -11,6 +11,7 @@ from dataclasses import dataclass, fields
 
 from casino_env.engine import Move
 from casino_env.engine.cards import bit_list
+from casino_env.engine.scoring import sweep_scores
 from casino_env.engine.view import PlayerView
 
 from .base import Agent, check_number
@@ -138,7 +139,9 @@ class HeuristicAgent(Agent):
         opp_cards = view.hand_sizes[opp]
         last_deal = view.stock_size == 0
         others_empty = all(view.hand_sizes[s] == 0 for s in range(n) if s != seat)
-        sweep_pts = rules_values(r).sweep_points
+        # V-fin-score: a sweep made now may count nothing (last deal, a side on 10).
+        sweeps_count = sweep_scores(r, st.scores, last_deal)
+        sweep_pts = rules_values(r).sweep_points if sweeps_count else 0.0
         last_pts = rules_values(r).last_capture_points
         out = []
         for m in moves:
@@ -173,7 +176,8 @@ class HeuristicAgent(Agent):
                 continue
             certain = tuple(b.value for b in builds if b.owner == opp)
             if h and left:
-                score -= p.threat * threat(r, loose, builds, unseen, h, certain, w_opp)
+                score -= p.threat * threat(r, loose, builds, unseen, h, certain, w_opp,
+                                           sweeps_count)
             # Builds we own: taken next turn unless the opponent holds the value.
             for b in builds:
                 if b.owner != seat:
