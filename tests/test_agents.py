@@ -56,7 +56,8 @@ def test_agents_choose_legal_moves(variant: str, players: int) -> None:
 
 
 @pytest.mark.parametrize("variant,players", [("casino", 2), ("royal", 3), ("dominican", 4),
-                                             ("spade", 2), ("wippen", 2)])
+                                             ("spade", 2), ("wippen", 2), ("swedish", 3),
+                                             ("finnish", 2)])
 def test_same_view_same_choice(variant: str, players: int) -> None:
     """Agents read only the view: shuffling the hidden cards never changes a seeded choice."""
     for i, st in enumerate(random_states(variant, players, 12, seed=11)):
