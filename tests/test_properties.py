@@ -5,9 +5,9 @@ sizes, deals per hand, dealer rotation, who leads), C-turn (one card from hand p
 C-trail, C-capture, C-face, C-build, C-build-keep, C-owner-trail, C-one-per-value, C-move
 (moves listed once, notation round-trips), C-residue, C-sweep, V-cancel, C-score, C-game,
 V-countout, V-dom-trail, V-dom-end; for `swedish` and `finnish` V-nordic-play, V-fin-values,
-V-swe-score, V-swe-end, V-fin-score and V-earned; plus the engine contracts: apply_move never mutates
-its input, illegal moves raise IllegalMoveError naming a rule, the spec round-trips, and
-the same seed gives the same game (determinism).
+V-swe-score, V-swe-end, V-fin-score and V-earned; plus the engine contracts: apply_move never
+mutates its input, illegal moves raise IllegalMoveError naming a rule, the spec round-trips,
+and the same seed gives the same game (determinism).
 
 The default run plays a modest number of full games per configuration with the heavy checks
 on a sample of steps; ``CASINO_SLOW=1`` (or ``-m slow``) adds thousands of games per

@@ -19,7 +19,17 @@ import random
 from functools import partial
 
 import pytest
-from rules_helpers import DECK, PLAIN, SPADES, end_hand, mk_for, moves, rule_of, split
+from rules_helpers import (
+    DECK,
+    PLAIN,
+    SPADES,
+    end_hand,
+    mk_for,
+    moves,
+    random_states,
+    rule_of,
+    split,
+)
 from rules_helpers import full as rules_full
 
 from casino_env.engine import (
@@ -77,19 +87,11 @@ def three_piles() -> list[list[str]]:
     return [p0, p1, p2]
 
 
-def random_states(variant: str, players: int, partners: bool, count: int, seed: int) -> list:
-    """States reached by random play (every few moves, over several games)."""
-    rng = random.Random(seed)
-    out: list = []
-    g = 0
-    while len(out) < count:
-        st = new_game(variant, players, seed=seed * 100 + g, partnerships=partners)
-        g += 1
-        while not st.game_over and len(out) < count:
-            if rng.random() < 0.3:
-                out.append(st)
-            st = play(st, rng.choice(legal_moves(st)))
-    return out
+def refusal(st: State, move: Move | str) -> tuple[str | None, str]:
+    """(rule id, reason) of an illegal move (fails the test if the move is legal)."""
+    with pytest.raises(IllegalMoveError) as info:
+        apply_move(st, move)
+    return info.value.rule, info.value.reason
 
 
 NORDIC = ("swedish", "finnish")
@@ -213,7 +215,7 @@ def test_v_fin_values_parse_move_reads_the_hand_value():
 def test_v_nordic_play_every_card_trails_and_nothing_builds(variant, players, partners):
     """V-nordic-play: along random games every hand card may trail, every move plays one card,
     and no move builds (nor trails with table cards)."""
-    for st in random_states(variant, players, partners, 60, seed=players + 10 * partners):
+    for st in random_states(variant, players, 60, players + 10 * partners, partners):
         ms = legal_moves(st)
         assert {m.kind for m in ms} <= {"trail", "capture"}
         assert all(m.played_mask.bit_count() == 1 for m in ms)
@@ -229,42 +231,30 @@ def test_v_nordic_play_no_building_names_the_rule(variant):
     st = (swe if variant == "swedish" else fin)(
         [["7H", "3D", "KD"], ["2C"]], ["3S", "4C", "5H"], stock=STOCK)
     for text in ("3D builds 7 on 4C", "3D builds 8 on 5H", "KD trails and builds 7 on 3S+4C"):
-        with pytest.raises(IllegalMoveError) as info:
-            apply_move(st, text)
-        assert info.value.rule == "V-nordic-play"
-        assert f"there is no building in {variant}" in str(info.value)
+        rule, reason = refusal(st, text)
+        assert rule == "V-nordic-play" and reason.startswith(f"there is no building in {variant}")
     assert rule_of(st, "7H+3D captures 4C+5H") == "C-turn"
     assert rule_of(st, "7H captures 3S+5H") == "C-capture"
 
 
-def test_v_fin_values_illegal_captures_explain_both_values():
+@pytest.mark.parametrize("move,rule,reason", [
+    ("AS captures AH", "V-fin-values",
+     "AS counts 14 played from hand (1 only on the table), and AH counts 1, not 14"),
+    ("10D captures 10H", "V-fin-values",
+     "10D counts 16 played from hand (10 only on the table), and 10H counts 10, not 16"),
+    ("KC captures AH+10H", "V-fin-values",
+     "on the table AH counts 1 (14 only from hand): 1 + 10 is 11, not 13"),
+    (Move("capture", "10D", ["10H", "4D", "2C"], value=10), "V-fin-values",
+     "10D counts 16 played from hand (it counts 10 only on the table), not 10"),
+    ("9C captures 4D+2C", "C-capture", "2 + 4 is 6, not 9"),
+])
+def test_v_fin_values_illegal_captures_explain_both_values(move, rule, reason):
     """V-fin-values: a Finnish capture failing with an Ace, the 2S or the 10D names the rule
-    and says what the card counts from hand and on the table; other failures name
-    C-capture."""
+    and says what the card counts from hand and on the table; other failures name C-capture
+    (10D takes 10H+4D+2C only as 16)."""
     st = fin([["AS", "10D", "KC", "9C"], ["4C"]], ["AH", "10H", "4D", "2C"], stock=STOCK)
-    with pytest.raises(IllegalMoveError) as info:
-        apply_move(st, "AS captures AH")
-    assert info.value.rule == "V-fin-values"
-    assert info.value.reason == "AS counts 14 played from hand (1 only on the table), and AH " \
-                                "counts 1, not 14"
-    with pytest.raises(IllegalMoveError) as info:
-        apply_move(st, "10D captures 10H")
-    assert info.value.reason == "10D counts 16 played from hand (10 only on the table), and " \
-                                "10H counts 10, not 16"
-    with pytest.raises(IllegalMoveError) as info:
-        apply_move(st, "KC captures AH+10H")
-    assert info.value.rule == "V-fin-values"
-    assert info.value.reason == "on the table AH counts 1 (14 only from hand): 1 + 10 is 11, " \
-                                "not 13"
-    with pytest.raises(IllegalMoveError) as info:
-        apply_move(st, Move("capture", "10D", ["10H", "4D", "2C"], value=10))
-    assert info.value.rule == "V-fin-values"
-    assert info.value.reason == "10D counts 16 played from hand (it counts 10 only on the " \
-                                "table), not 10"
+    assert refusal(st, move) == (rule, reason)
     assert apply_move(st, "10D captures 2C+4D+10H").piles[0] == ["2C", "4D", "10H", "10D"]
-    with pytest.raises(IllegalMoveError) as info:
-        apply_move(st, "9C captures 4D+2C")
-    assert info.value.rule == "C-capture" and info.value.reason == "2 + 4 is 6, not 9"
 
 
 # -- V-swe-score --------------------------------------------------------------------------------
@@ -531,7 +521,7 @@ def test_v_fin_score_hand_end_points_reach_sixteen():
 def test_v_nordic_play_spec_round_trip(variant):
     """V-nordic-play: states of random games go through JSON specs and back unchanged, and a
     spec naming a build is refused (there is no building)."""
-    for st in random_states(variant, 3, False, 15, seed=3):
+    for st in random_states(variant, 3, 15, 3):
         spec = json.loads(json.dumps(st.to_spec()))
         assert State.from_spec(spec) == st
     with pytest.raises(ValueError, match=f"table\\[0\\]: '{variant}' has no building"):

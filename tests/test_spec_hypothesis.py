@@ -1,12 +1,13 @@
 """Property tests on randomly generated state specs (not reached through ``new_game``).
 
 A hypothesis strategy (``specs``) writes valid JSON specs directly, for every preset (casino,
-royal, dominican, hungarian, tuxedo, spade, wippen, swedish, finnish), 2-4 players (2-6 in Tuxedo), partners
-when four play, a random set of rule switches, and a random moment of a hand: the stock left
-after some deal of the preset's schedule (C-deal, V-tux-deal), hands sized as the round has
-been played so far (the seat to move holds cards; or every hand empty between deals / at the
-end of a hand, which ``from_spec`` settles), loose cards, builds that the rules allow (C-build:
-single builds whose cards sum to the value, multiple builds of several sets of the value;
+royal, dominican, hungarian, tuxedo, spade, wippen, swedish, finnish), 2-4 players (2-6 in
+Tuxedo), partners when four play, a random set of rule switches, and a random moment of a
+hand: the stock left after some deal of the preset's schedule (C-deal, V-tux-deal), hands
+sized as the round has been played so far (the seat to move holds cards; or every hand empty
+between deals / at the end of a hand, which ``from_spec`` settles), loose cards, builds that
+the rules allow (C-build: single builds whose cards sum to the value, multiple builds of
+several sets of the value;
 C-one-per-value; C-build-keep: the owner holds a distinct capturing card; C-face), piles,
 sweeps (V-cancel), scores, last capturer, dealer, seed, and where the rules have them
 ``met`` (V-dom-end), ``proven`` (V-partner-build), ``events`` and ``pending_orange``
