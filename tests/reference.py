@@ -110,7 +110,8 @@ class Game:
         self.nordic = variant in NORDIC
         self.ace14 = variant in ROYAL + ("swedish",) or (self.hungarian
                                                           and self.switch("ace_14"))
-        self.max_value = 16 if variant == "finnish" else 14 if self.ace14 else 10
+        self.max_value = {"finnish": 16, "swedish": 14}.get(variant,
+                                                             14 if variant in ROYAL else 10)
         self.seat = spec["current"]
         self.hands = [list(h) for h in spec["hands"]]
         self.hand = self.hands[self.seat]

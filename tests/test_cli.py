@@ -35,6 +35,8 @@ CASES = [
     ("dominican", 2, False, 1),
     ("dominican", 3, False, 2),
     ("dominican", 4, True, 4),
+    ("swedish", 3, False, 7),
+    ("finnish", 2, False, 3),  # (V-earned: the game may end during a hand)
 ]
 CASE_IDS = [f"{v}-{p}p{'-partners' if part else ''}-seed{s}" for v, p, part, s in CASES]
 
