@@ -135,7 +135,8 @@ class FineTunePPO(MaskablePPO):
     def set_start_policy(self, state_dict: dict | None = None) -> None:
         """pi_start: a frozen copy of the policy as it is now, or with ``state_dict``'s
         weights (a resumed run's)."""
-        start = snapshot_policy(self.policy)
+        with torch.random.fork_rng(devices=[]):  # building a copy draws initial weights:
+            start = snapshot_policy(self.policy)  # keep the run's random stream untouched
         if state_dict is not None:
             start.load_state_dict(state_dict)
         self.start_policy = start

@@ -455,11 +455,14 @@ def load_init_model(model: MaskablePPO, cfg: dict) -> dict:
                 for k in ENV_KEYS if saved[k] != now[k]]
         if diff:
             raise ValueError(f"{where} was trained on another environment: {'; '.join(diff)}")
+    states = rng_states()  # loading reseeds the global generators with the model's seed
     try:
         src = MaskablePPO.load(path, device="cpu")
     except Exception as exc:  # a corrupt or foreign file: sb3 raises many kinds
         raise ValueError(f"{where}: {path} does not load as a MaskablePPO model: "
                          f"{type(exc).__name__}: {exc}") from exc
+    finally:
+        set_rng_states(states)
     a, b = _architecture(src.policy), _architecture(model.policy)
     diff = [f"{k} ({a.get(k)!r} in the model, {b.get(k)!r} in the config)"
             for k in dict.fromkeys([*a, *b]) if a.get(k) != b.get(k)]
