@@ -583,14 +583,15 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     a = parse_args(argv)
-    from experiments.train import parse_setting
+    from experiments.train import _model_file, parse_setting
 
     sets: dict[str, dict] = {}
     for item in a.set:
         section, key, value = parse_setting(item)
         sets.setdefault(section, {})[key] = value
-    if not a.init.exists():
+    if not _model_file(a.init).is_file():
         raise SystemExit(f"--init {a.init}: no such model")
+    a.init = _model_file(a.init)  # (a folder: its model.zip)
     probe = base_config(a.config, a.init, {"steps": 0, "every": 0}, a.seed, sets, True)
     try:
         plan = plan_steps(probe, a.steps, a.points, a.warmup)
