@@ -436,6 +436,17 @@ def write_markdown(out: Path, args: argparse.Namespace, plan: dict, arms: list[A
                 f"{d.get('ev_first', math.nan):.2f} / {d.get('ev_last', math.nan):.2f} | "
                 f"{d.get('kl_end', math.nan):.4f} | {_pct(d.get('changed_end', math.nan))} | "
                 f"{f'{fps:,.0f}' if fps else 'n/a'} |")
+    timing = []
+    for arm in arms:
+        log = logs.get(arm.letter)
+        if log:
+            ppo = log.get("ppo") or {}
+            timing.append(f"{arm.letter} {log.get('train_minutes', 0):.1f} min training "
+                          f"({ppo.get('frames_per_second', 0):,.0f} frames/s), "
+                          f"{log.get('study_eval_seconds', 0) / 60:.1f} min of evaluation "
+                          "games (summed over the evaluation processes)")
+    if timing:
+        lines += ["", "Time per arm: " + "; ".join(timing) + "."]
     lines += ["", "Every evaluation point: results.csv and win_rate.png; every PPO iteration "
               "of every arm: diagnostics.csv and diagnostics.png (EV = the critic's explained "
               "variance on the rollout before the update; KL(start || policy) and the share "
@@ -636,6 +647,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         jobs = [{"label": f"{arm.label}_step_{n}", "model": str(p), "opponent": o,
                  "hands": hands[o], "seed": a.eval_seed} for n, p in points for o in opponents]
         evals = run_evaluations(out, jobs, a.workers, progress)
+        logs[arm.letter]["study_eval_seconds"] = sum(e["seconds"] for e in evals)
         rows += result_rows(arm, evals, start, [n for n, _ in points for _ in opponents])
         report(out, a, plan, arms, rows, logs, opponents)
         last = [r for r in rows if r["arm"] == arm.letter and r["steps"] == points[-1][0]]
