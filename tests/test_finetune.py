@@ -448,15 +448,15 @@ def test_the_study_runs_end_to_end_and_skips_what_it_has(tmp_path, capsys):
     with (out / "results.csv").open() as f:
         rows = list(csv.DictReader(f))
     assert [(r["arm"], r["steps"], r["opponent"]) for r in rows] == [
-        ("start", "0", "heuristic"), ("start", "0", "heuristic:threat=0.5"),
-        ("E", "512", "heuristic"), ("E", "512", "heuristic:threat=0.5"),
-        ("E", "1024", "heuristic"), ("E", "1024", "heuristic:threat=0.5")]
+        ("start", "0", "heuristic"), ("start", "0", "heuristic:threat=0.3,residue=0.5"),
+        ("E", "512", "heuristic"), ("E", "512", "heuristic:threat=0.3,residue=0.5"),
+        ("E", "1024", "heuristic"), ("E", "1024", "heuristic:threat=0.3,residue=0.5")]
     assert all(r["hands"] == "2" for r in rows)
     with (out / "diagnostics.csv").open() as f:
         diag = list(csv.DictReader(f))
     assert [(r["arm"], r["phase"]) for r in diag] == [("E", "warmup"), ("E", "ppo")]
     md = (out / "results.md").read_text()
-    assert "| E recipe | B + C + D" in md and "heuristic:threat=0.5" in md
+    assert "| E recipe | B + C + D" in md and "heuristic:threat=0.3,residue=0.5" in md
     study = json.loads((out / "study.json").read_text())
     assert study["plan"]["steps"] == 1024 and study["arms"]["E"]["ppo"]["kl_anchor"] == 1.0
     # Run again: the arm is finished and every evaluation is kept, so nothing is redone.
