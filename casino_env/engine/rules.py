@@ -101,13 +101,17 @@ class Preset:
     deck: str
     values: str  # "classic" (C-face), "royal" (J 11, Q 12, K 13, A 1/14), "hungarian", "rook"
     building: bool
-    scoring: str  # "casino" (C-score), "spade", "wippen", "tuxedo"
-    hand_size: int
+    scoring: str  # "casino" (C-score), "spade", "wippen", "tuxedo", "swazi"
+    hand_size: int | dict  # cards a deal gives each player, or {players: cards} (V-swazi-deal)
     defaults: dict = field(default_factory=dict)
     switches: tuple[str, ...] = ()  # switches that make sense for this preset
     description: str = ""
     special: str = ""  # one line for the README's variant table
+    steal: bool = False  # V-swazi-steal: the top card of another side's pile is an item
 
+
+# Presets whose four players play as partners unless told otherwise (C-deal's seats 0+2 v 1+3).
+PARTNER_PRESETS = ("dominican", "swazi")
 
 _BUILDING = ("dom_trail", "dom_build", "partner_build", "build_loose", "owner_may_trail",
              "raise_with_table", "build_as_card")
@@ -172,6 +176,18 @@ PRESETS: dict[str, Preset] = {
         ("sweeps", "countout") + _BUILDING + _GAME + _POINTS,
         "As casino; most cards 2, most spades 2, 10D 2, 2S 1, aces 1; each sweep (wip) 1.",
         "most cards 2, most spades 2, wips 1"),
+    "swazi": Preset(
+        "swazi", "African Casino (Eswatini)", (2, 3, 4), "standard", "royal", True, "swazi",
+        {2: 12, 3: 16, 4: 12}, dict(dom_build=True, target=21),
+        ("dom_build", "countout", "target") + _POINTS,
+        "Royal values; capture piles are face-up stacks and the top card of another side's "
+        "pile may be captured or built with like a loose card (V-swazi-steal); 4 cards to the "
+        "table, then 12 cards each twice (2 players) or 16 / 12 each at once (V-swazi-deal); "
+        "no raising your own build (V-dom-build); most cards 2, most spades 2 (a tie: 1 "
+        "each), 10D 2, 2S 1, aces 1, no sweeps (V-swazi-score). Four players play as "
+        "partners.",
+        "take the top card of an opponent's pile; big deals; 11 points a hand",
+        steal=True),
 }
 
 
@@ -223,6 +239,7 @@ class Rules:
     multi_play: bool = field(init=False, repr=False, compare=False)
     earned_wins: bool = field(init=False, repr=False, compare=False)
     item_points: ItemPoints = field(init=False, repr=False, compare=False)
+    steal: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         p = PRESETS[self.variant]
@@ -239,12 +256,14 @@ class Rules:
         s(self, "scoring", p.scoring)
         s(self, "sides", 2 if self.partnerships else self.players)
         s(self, "max_value", 14 if p.values == "royal" else 10 if p.building else 13 * 4)
-        s(self, "hand_size", p.hand_size)
+        s(self, "hand_size", p.hand_size if isinstance(p.hand_size, int)
+          else p.hand_size[self.players])
         s(self, "multi_play", p.values == "hungarian")
         # The game ends during play when a side's earned points reach the target (V-earned,
         # V-hun-end), unless the win must be claimed or each hand is played out (Ulmann).
         s(self, "earned_wins", self.earned and not self.claims and not self.ulmann)
         s(self, "item_points", _item_points(self))
+        s(self, "steal", p.steal)
 
     def side(self, seat: int) -> int:
         return seat % 2 if self.partnerships else seat
@@ -274,6 +293,9 @@ def _item_points(r: Rules) -> ItemPoints:
     if r.scoring == "tuxedo":  # most cards 15; oranges, sweeps and fives are scored apart
         table = dict(cards=15, spades=0, big_casino=0, little_casino=0, aces=0, sweep=0,
                      last_capture=0)
+    elif r.scoring == "swazi":  # V-swazi-score: 11 a hand, no sweeps, no last capture
+        table = dict(cards=2, spades=2, big_casino=2, little_casino=1, aces=1, sweep=0,
+                     last_capture=0)
     else:
         wippen = r.scoring == "wippen"
         table = dict(cards=2 if wippen or r.last_capture else 3, spades=2 if wippen else 1,
@@ -299,7 +321,7 @@ def make_rules(variant: str = "casino", players: int = 2, partnerships: bool | N
         raise ValueError(f"{pre}players={players} is not allowed for {variant!r} "
                          f"(allowed: {', '.join(map(str, preset.players))})")
     if partnerships is None:
-        partnerships = variant == "dominican" and players == 4
+        partnerships = variant in PARTNER_PRESETS and players == 4
     if not isinstance(partnerships, bool):
         raise ValueError(f"{pre}partnerships must be true or false, got {partnerships!r}")
     if partnerships and players != 4:
