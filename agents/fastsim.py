@@ -9,9 +9,9 @@ the engine's own hand scoring at the end; with V-swazi-steal the ordered piles, 
 other sides take like loose cards.
 
 It covers the single-card-play rules (``casino``, ``royal``, ``dominican``, ``spade``,
-``wippen``, ``swazi`` and the building switches that do not change captures); ``supported`` says when
-a variant needs the engine's rollouts instead. Tests check every move it makes against the
-engine's legal moves.
+``wippen``, ``swazi`` and the building switches that do not change captures); ``supported``
+says when a variant needs the engine's rollouts instead. Tests check every move it makes
+against the engine's legal moves.
 """
 
 from __future__ import annotations

@@ -431,3 +431,65 @@ def test_v_swazi_steal_malformed_pile_names_the_field(piles, field):
     """V-swazi-steal: a malformed ordered pile names the field."""
     with pytest.raises(ValueError, match=field):
         mk([["7H"], ["2H"]], [], piles=piles)
+
+
+# -- the scripted agents (agents/scripted.py, agents/fastsim.py) --------------------------------
+
+def _heuristic_scores(st: State) -> dict[str, float]:
+    from agents.scripted import HeuristicAgent
+    from casino_env.engine.view import PlayerView
+
+    view = PlayerView(st, st.current)
+    moves = view.legal_moves()
+    return dict(zip(map(str, moves), HeuristicAgent().scores(view, moves)))
+
+
+# A stock of cards the two positions share, so that the unseen cards are the same.
+REST = [c for c in DECK if c not in ("9S", "9H", "9C", "9D", "4C", "4D", "10D", "QD", "KH",
+                                      "KD", "2H", "5H")]
+
+
+def test_v_swazi_steal_heuristic_values_taking_an_opponents_pile_top():
+    """V-swazi-steal: the heuristic rates taking the opponent's top above taking a loose card
+    worth the same (the robbed side loses it), and its choice takes the top."""
+    from agents.scripted import HeuristicAgent
+    from casino_env.engine.view import PlayerView
+
+    st = mk([["9S", "KD"], ["2H", "5H"]], ["9H"], piles=[["4D"], ["4C", "9C"]], stock=REST)
+    scores = _heuristic_scores(st)
+    steal, loose = "9S captures 9C (9C from side 1's pile)", "9S captures 9H"
+    assert scores[steal] > scores[loose]
+    assert "9C" in HeuristicAgent().choose(PlayerView(st, 0)).taken  # (9H+9C, both sets)
+
+
+def test_v_swazi_steal_heuristic_guards_a_valuable_top_of_its_own_pile():
+    """V-swazi-steal: the heuristic counts a valuable card left on top of its own pile against
+    the move (the opponent may hold its rank): the same trail rates lower with the 10D on top
+    than with the 4D, and covering the 10D by a capture gains from it."""
+    base = dict(stock=REST)
+    hands = [["QD", "KH"], ["2H", "5H"]]
+    exposed = _heuristic_scores(mk(hands, ["9H"], piles=[["4D", "10D"], ["4C"]], **base))
+    plain = _heuristic_scores(mk(hands, ["9H"], piles=[["10D", "4D"], ["4C"]], **base))
+    assert exposed["KH trails"] < plain["KH trails"] - 0.1
+    # Covering the top: in the exposed position a capture buries the 10D, a trail leaves it.
+    st = mk([["9S", "KH"], ["2H", "5H"]], ["9H"], piles=[["4D", "10D"], ["4C"]], **base)
+    scores = _heuristic_scores(st)
+    plain_st = mk([["9S", "KH"], ["2H", "5H"]], ["9H"], piles=[["10D", "4D"], ["4C"]], **base)
+    plain_scores = _heuristic_scores(plain_st)
+    margin = scores["9S captures 9H"] - scores["KH trails"]
+    assert margin > plain_scores["9S captures 9H"] - plain_scores["KH trails"] + 0.1
+
+
+def test_v_swazi_steal_fastsim_moves_are_legal_and_take_pile_tops():
+    """V-swazi-steal: the lean rollout simulator (agents/fastsim.py) offers pile tops like the
+    engine, so its greedy move here is the engine's legal steal."""
+    from agents.fastsim import greedy_step, sim_rules, supported
+
+    st = mk([["9S", "KD"], ["2H", "5H"]], [], piles=[["4D"], ["4C", "9C"]], stock=REST)
+    assert supported(st.rules)
+    sr = sim_rules(st.rules)
+    items = st.loose_mask | stealable(st, 0)
+    kind, card, taken = greedy_step(sr, st.hand_masks[0], items, [], 0)
+    move = next(m for m in legal_moves(st) if m.played_mask == 1 << card
+                and m.taken_mask == taken)
+    assert str(move) == "9S captures 9C (9C from side 1's pile)" and kind == 1
