@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 from functools import partial
 
+import numpy as np
 import pytest
 from rules_helpers import DECK, PLAIN, SPADES, build, mk_for, moves, rule_of, split
 from rules_helpers import end_hand as rules_end_hand
@@ -493,3 +494,118 @@ def test_v_swazi_steal_fastsim_moves_are_legal_and_take_pile_tops():
     move = next(m for m in legal_moves(st) if m.played_mask == 1 << card
                 and m.taken_mask == taken)
     assert str(move) == "9S captures 9C (9C from side 1's pile)" and kind == 1
+
+
+# -- the environment: observation, actions, records, play, pictures -----------------------------
+
+def test_v_swazi_steal_observation_pile_tops_segment_full_and_compact():
+    """V-swazi-steal: the `pile_tops` segment (swazi only) shows each pile's order by depth,
+    1/(d+1) for a card d deep, per relative side (full) or signed mine +/others - (compact);
+    hand sizes are scaled by the deal (12 here)."""
+    from casino_env.encoding import N_CARDS, Layout
+
+    st = mk([["7H"], ["2H"]], ["2C"], piles=[["KS", "4D", "9S"], ["5S", "4C"]])
+    d = st.rules.deck
+    for kind in ("full", "compact"):
+        lay = Layout(st.rules, True, kind)
+        assert "pile_tops" in lay.offset and lay.hand_scale == 12
+        out = np.zeros(lay.size, np.float32)
+        lay.encode(st, 1, out)  # seat 1 observes: its side first
+        o = lay.offset["pile_tops"]
+        seg = out[o:o + lay.segments[[s[0] for s in lay.segments].index("pile_tops")][2]]
+        if kind == "full":
+            mine, theirs = seg[:N_CARDS], seg[N_CARDS:]
+            assert mine[d.parse("4C")] == 1 and mine[d.parse("5S")] == 0.5
+            assert theirs[d.parse("9S")] == 1 and theirs[d.parse("4D")] == 0.5
+            assert theirs[d.parse("KS")] == pytest.approx(1 / 3)
+        else:
+            assert seg[d.parse("4C")] == 1 and seg[d.parse("9S")] == -1
+            assert seg[d.parse("KS")] == pytest.approx(-1 / 3)
+        assert np.count_nonzero(seg) == 5
+        assert out[lay.offset["hand_sizes"]] == pytest.approx(1 / 12)
+    for variant in ("casino", "royal", "dominican"):
+        assert "pile_tops" not in Layout(make_rules(variant, 2), True, "full").offset
+    assert Layout(make_rules("casino", 2), True, "full").size == 1227
+    assert Layout(make_rules("casino", 2), True, "compact").size == 257
+
+
+def test_v_swazi_steal_compose_selects_a_pile_top_by_its_card_id():
+    """V-swazi-steal: in compose mode a pile top is selected with SELECT + its card id (a card
+    is in one place only); enumerate mode's features show it among the cards taken."""
+    from casino_env.encoding import (
+        CAPTURE,
+        FINISH,
+        N_CARDS,
+        N_FEATURES,
+        PLAY,
+        SELECT,
+        Composer,
+        move_features,
+        move_tokens,
+    )
+
+    st = mk([["7H", "9C", "KD"], ["2H"]], ["2C"], piles=PILES)
+    d = st.rules.deck
+    steal = parse_move("7H captures 2C+5S", st)
+    toks = (PLAY + d.parse("7H"), CAPTURE, SELECT + d.parse("2C"), SELECT + d.parse("5S"),
+            FINISH)
+    assert move_tokens(st, steal) == toks
+    comp = Composer.for_state(st)
+    for t in toks[:-1]:
+        assert t in comp.options() and comp.push(t) is None
+    assert SELECT + d.parse("4C") not in comp.options()
+    assert comp.push(FINISH) == steal
+    feats = np.zeros(N_FEATURES, np.float32)
+    move_features(steal, feats)
+    assert feats[N_CARDS + d.parse("5S")] == 1 and feats[N_CARDS + d.parse("2C")] == 1
+
+
+def test_v_swazi_env_plays_and_records_replay(tmp_path):
+    """The swazi env plays whole games in both action modes, and a recorded game replays."""
+    import casino_env
+    from casino_env.records import record_game, replay
+
+    for mode in ("compose", "enumerate"):
+        env = casino_env.env(variant="swazi", players=3, action_mode=mode)
+        env.reset(seed=5)
+        rng = np.random.default_rng(0)
+        for _agent in env.agent_iter(max_iter=5000):
+            obs, _, term, trunc, _ = env.last()
+            if term or trunc:
+                action = None
+            else:
+                action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+            env.step(action)
+        assert not env.agents
+    path = tmp_path / "swazi.jsonl"
+    st, _ = record_game(["heuristic", "greedy"], "swazi", seed=4, path=path)
+    assert st.game_over and replay(path) == st
+    assert "from side" in path.read_text()  # moves that take pile tops say so
+
+
+def test_v_swazi_play_cli_picture_and_gym_id():
+    """The play CLI plays swazi (its printed moves replay through parse_move), the pictures
+    show the pile tops, and `casino_env/Swazi-v0` is registered."""
+    import io
+
+    import gymnasium as gym
+
+    from casino_env.picture import state_svg
+    from casino_env.terminal import play_terminal
+
+    out = io.StringIO()
+    st = play_terminal(variant="swazi", players=2, opponent="heuristic", seed=6,
+                       input=io.StringIO("1\n" * 400), output=out)
+    text = out.getvalue()
+    assert st.game_over and "top " in text
+    replayed = new_game("swazi", 2, seed=6)
+    for line in text.splitlines():
+        parts = line.split(": ", 1)
+        if len(parts) == 2 and parts[0].strip().split(". ")[0].isdigit() and " seat " in line:
+            replayed = apply_move(replayed, parse_move(parts[1], replayed))
+    assert replayed == st
+    mid = mk([["7H"], ["2H"]], ["2C"], piles=PILES)
+    assert "top 5S" in state_svg(mid) and "top 4D" in state_svg(mid)
+    env = gym.make("casino_env/Swazi-v0")
+    env.reset(seed=1)
+    assert env.unwrapped.raw.variant == "swazi"
