@@ -159,8 +159,9 @@ def legal_moves(state) -> list[Move]:
 
 
 class Items:
-    """The table items that can join sums — loose cards with a value and, with V-build-as-card,
-    single builds — with set queries answered as card masks.
+    """The table items that can join sums — loose cards with a value (under V-swazi-steal also
+    the other sides' pile tops, which count as loose cards) and, with V-build-as-card, single
+    builds — with set queries answered as card masks.
 
     The work (``sets.groups``/``sets.partitions``) is cached by the items' values only; this
     object memoises the conversion back to card masks and prunes unreachable sums.

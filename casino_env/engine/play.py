@@ -109,7 +109,8 @@ def apply_move(state: State, move: Move | str) -> State:
     legal = _find(state, move)
     if legal is None:
         rule, reason = why_illegal(state, move)
-        if state.pile_ids and move.taken_mask:  # V-swazi-steal: say which cards are pile cards
+        if state.pile_ids and move.taken_mask and move.deck is state.rules.deck:
+            # V-swazi-steal: the error's move text says which taken cards are pile cards
             move = mark_stolen(state, Move.make(move.deck, move.kind, move.played_mask,
                                                 move.taken_mask, move.value, move.multiple,
                                                 move.for_partner, move.orange))
