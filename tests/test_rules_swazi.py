@@ -562,21 +562,16 @@ def test_v_swazi_steal_compose_selects_a_pile_top_by_its_card_id():
 
 def test_v_swazi_env_plays_and_records_replay(tmp_path):
     """The swazi env plays whole games in both action modes, and a recorded game replays."""
+    from test_env import play_random
+
     import casino_env
     from casino_env.records import record_game, replay
 
     for mode in ("compose", "enumerate"):
         env = casino_env.env(variant="swazi", players=3, action_mode=mode)
         env.reset(seed=5)
-        rng = np.random.default_rng(0)
-        for _agent in env.agent_iter(max_iter=5000):
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                action = None
-            else:
-                action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
-            env.step(action)
-        assert not env.agents
+        totals = play_random(env, 0)
+        assert not env.agents and sum(totals.values()) == pytest.approx(0.0)
     path = tmp_path / "swazi.jsonl"
     st, _ = record_game(["heuristic", "greedy"], "swazi", seed=4, path=path)
     assert st.game_over and replay(path) == st
