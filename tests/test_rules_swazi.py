@@ -361,6 +361,17 @@ def test_v_swazi_score_three_players_ties_for_most_cards_and_spades():
     assert st.hand_points == [4, 2, 5] and sum(st.hand_points) == 11
 
 
+def test_v_swazi_score_ties_with_a_points_table_score_half_each():
+    """V-swazi-score with V-points (decision): sides tied for most score half the item's
+    points, rounded down: cards worth 4 give 2 each, worth 3 give 1 each."""
+    # 26 - 26 cards; side 1 has every spade. side 0: cards 2, 10D 2, AH 1 = 5 (cards 4).
+    st = end_hand(split(25, ["10D", "AH"]), [0, 0], rules={"points": {"cards": 4}})
+    assert st.hand_points == [5, 8]  # side 1: cards 2, spades 2, 2S 1, three aces 3
+    st = end_hand(split(25, ["10D", "AH"]), [0, 0], rules={"points": {"cards": 3}})
+    assert st.hand_points == [4, 7]
+    assert make_rules("swazi", 2).item_points == (2, 2, 2, 1, 1, 0, 0)
+
+
 def test_v_swazi_score_sweeps_score_nothing():
     """V-swazi-score: a capture that empties the table records no sweep and scores nothing."""
     st = mk([["5H", "9C"], ["2H", "9D"]], ["5D"], stock=["QH", "QD"])

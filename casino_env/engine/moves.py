@@ -702,7 +702,7 @@ def _check_stolen(move: Move, clause: str, deck: Deck, state, text: str) -> Move
         move.stolen = tuple(sorted(named))
         return move
     mark_stolen(state, move)
-    missing = [deck.names[c] for c, _ in move.stolen if (c, _) not in named]
+    missing = [deck.names[c] for c, side in move.stolen if (c, side) not in named]
     if missing:
         raise ValueError(f"cannot read move {text!r}: {', '.join(missing)} also "
                          f"come{'s' if len(missing) == 1 else ''} from a pile; name "
