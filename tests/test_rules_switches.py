@@ -564,8 +564,11 @@ DEFAULTS = {
 
 def test_list_variants_every_preset():
     """list_variants: the seven presets of RULES.md section 2 (casino, royal, dominican,
-    hungarian V-hun-play, tuxedo V-tux-deal, spade V-spade, wippen)."""
-    assert list_variants() == PRESETS
+    hungarian V-hun-play, tuxedo V-tux-deal, spade V-spade, wippen) first, in that order, then
+    those of section 4 implemented so far (swazi: V-swazi-steal, V-swazi-deal, V-swazi-score)."""
+    assert list_variants()[:7] == PRESETS
+    assert "swazi" in list_variants()
+    assert set(list_variants()[7:]) <= {"swedish", "finnish", "swazi", "krypkasino"}
 
 
 @pytest.mark.parametrize("variant", PRESETS)
