@@ -5,13 +5,14 @@ a full legal-move list and a state copy per move. Under a greedy policy only cap
 trails are ever chosen, so this module plays them on plain ints: the best capture of each
 hand card (exact subset-sum packing), the build-keeping, owner-trail, face-card and
 Dominican no-trail rules, sweeps with cancelling, dealing from the stock, the residue, and
-the engine's own hand scoring at the end.
+the engine's own hand scoring at the end; with V-swazi-steal the ordered piles, whose tops the
+other sides take like loose cards.
 
 It covers the single-card-play rules (``casino``, ``royal``, ``dominican``, ``spade``,
-``wippen``, ``swedish`` and ``finnish`` -- their hand values, sweep limits, last-capture
-point and wins by earned points during play -- and the building switches that do not change
-captures); ``supported`` says when a variant needs the engine's rollouts instead. Tests
-check every move it makes against the engine's legal moves.
+``wippen``, ``swedish``, ``finnish`` and ``swazi`` -- their hand values, sweep limits,
+last-capture point, wins by earned points during play and pile tops -- and the building
+switches that do not change captures); ``supported`` says when a variant needs the engine's
+rollouts instead. Tests check every move it makes against the engine's legal moves.
 """
 
 from __future__ import annotations
@@ -314,6 +315,7 @@ def simulate(st: State, side: int, game_bonus: float, fallback, policy: str = "c
               for b in st.builds]
     stock = list(st.stock_ids)
     piles = list(st.pile_masks)
+    order = [list(p) for p in st.pile_ids] if st.pile_ids else None  # V-swazi-steal
     sweeps = list(st.sweeps)
     last = st.last_capturer
     seat = st.current
@@ -345,7 +347,13 @@ def simulate(st: State, side: int, game_bonus: float, fallback, policy: str = "c
                 nxt = (dealer + 1) % n
             seat = nxt
             continue
-        mv = greedy_step(sr, hands[seat], loose, builds, seat)
+        items = loose
+        if order is not None:  # V-swazi-steal: the other sides' pile tops are items too
+            me = sides[seat]
+            for sd, p in enumerate(order):
+                if p and sd != me:
+                    items |= 1 << p[-1]
+        mv = greedy_step(sr, hands[seat], items, builds, seat)
         if mv is None:  # rare (an owner that must build): replay this hand with the engine
             return fallback(st)
         kind, c, tm = mv
@@ -353,6 +361,8 @@ def simulate(st: State, side: int, game_bonus: float, fallback, policy: str = "c
         if kind == 2:  # a new single build: tm carries the loose cards and the value
             value = tm >> 64
             tm &= (1 << 64) - 1
+            if order is not None:
+                _unstack(order, piles, tm)
             loose &= ~tm
             cards = tm | 1 << c
             builds.append((value, cards, seat, sum(cw[i] for i in bit_list(cards))))
@@ -361,6 +371,9 @@ def simulate(st: State, side: int, game_bonus: float, fallback, policy: str = "c
             loose &= ~tm
             if builds:
                 builds = [b for b in builds if not b[1] & tm]
+            if order is not None:
+                _unstack(order, piles, tm)
+                order[sd] += bit_list(tm) + [c]
             piles[sd] |= tm | 1 << c
             last = seat
             if sr.sweeps and not loose and not builds and sweep_scores(r, st.scores, not stock):
@@ -382,6 +395,13 @@ def simulate(st: State, side: int, game_bonus: float, fallback, policy: str = "c
     piles[sides[taker]] |= residue
     return _score(st, r, piles, sweeps, None if last is None else sides[last], side,
                   game_bonus)
+
+
+def _unstack(order: list, piles: list, taken: int) -> None:
+    """V-swazi-steal: the pile tops among ``taken`` leave their piles (in place)."""
+    for sd, p in enumerate(order):
+        if p and taken >> p[-1] & 1:
+            piles[sd] &= ~(1 << p.pop())
 
 
 def _score(st: State, r: Rules, piles: list, sweeps: list, last_side: int | None, side: int,

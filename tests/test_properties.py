@@ -38,8 +38,8 @@ from casino_env.engine import (
 from casino_env.engine.rules import PRESETS
 
 NORDIC = ("swedish", "finnish")  # no building (V-nordic-play)
-VARIANTS = ("casino", "royal", "dominican") + NORDIC
-ROYAL_VALUES = ("royal", "dominican", "swedish")  # an Ace counts 1 or 14 (C-deck)
+VARIANTS = ("casino", "royal", "dominican") + NORDIC + ("swazi",)
+ROYAL_VALUES = ("royal", "dominican", "swedish", "swazi")  # an Ace counts 1 or 14 (C-deck)
 FROM_HAND = {"2S": 15, "10D": 16}  # V-fin-values: besides every Ace's 14
 SEATINGS = ((2, False), (3, False), (4, False), (4, True))
 CONFIGS = [(v, p, part) for v in VARIANTS for p, part in SEATINGS]
@@ -50,7 +50,17 @@ GAMES_SLOW = 2000  # per configuration with CASINO_SLOW=1 / -m slow
 HEAVY_EVERY = 10  # heavy checks (spec round trip, notation, illegal probes) on every k-th step
 
 RULE_ID = re.compile(r"^[CV]-[a-z0-9-]+$")
-DEALS_PER_HAND = {2: 6, 3: 4, 4: 3}  # C-deal
+SWAZI_DEAL = {2: 12, 3: 16, 4: 12}  # V-swazi-deal: cards to each player a deal
+
+
+def deal_size(r) -> int:
+    """Cards each player gets a deal: 4 (C-deal), swazi's 12 or 16 (V-swazi-deal)."""
+    return SWAZI_DEAL[r.players] if r.variant == "swazi" else 4
+
+
+def deals_per_hand(r) -> int:
+    """C-deal: 2 players 6 deals, 3 players 4, 4 players 3; V-swazi-deal: 2, 1, 1."""
+    return (52 - 4) // (deal_size(r) * r.players)
 
 
 # -- small helpers on the public API ----------------------------------------------------------
@@ -65,6 +75,15 @@ def table_mask(st: State) -> int:
     for b in st.builds:
         m |= b.cards
     return m
+
+
+def stealable_tops(st: State) -> set[str]:
+    """V-swazi-steal: the top card of every other side's pile (the last card of each pile as
+    ``piles`` lists them bottom first), which the mover may take like a loose card."""
+    if st.rules.variant != "swazi":
+        return set()
+    mine = side_of(st, st.current)
+    return {p[-1] for s, p in enumerate(st.piles) if p and s != mine}
 
 
 def total_in_hands(st: State) -> int:
@@ -148,6 +167,8 @@ def check_state(st: State) -> None:
         assert not union & p, f"a card is in two places: {deck.strs(union & p)}"
         union |= p
     assert union == deck.full, f"cards missing: {deck.strs(deck.full & ~union)}"  # C-deck
+    for side, pile in enumerate(st.piles):  # V-swazi-steal: a pile lists each card once
+        assert len(set(pile)) == len(pile) and deck.mask(pile) == st.pile_masks[side]
 
     # Builds (C-build, C-one-per-value, C-build-keep).
     values = [b.value for b in st.builds]
@@ -202,11 +223,12 @@ def check_moves(st: State, moves: list[Move]) -> None:
     hand = set(st.hand(seat))
     loose = {x for x in st.table if isinstance(x, str)}
     table = set(st.rules.deck.strs(table_mask(st)))
+    tops = stealable_tops(st)
     owns = any(b.owner == seat for b in st.builds)
     for m in moves:
         assert len(m.played) == 1 and m.played[0] in hand  # C-turn
         card = m.played[0]
-        assert m.taken <= table
+        assert m.taken <= table | tops  # V-swazi-steal: other sides' pile tops too
         for b in st.builds:  # cards in a build move only with the whole build
             bc = set(r.deck.strs(b.cards))
             assert not (bc & m.taken) or bc <= m.taken
@@ -260,9 +282,10 @@ class Tracker:
     def check_new_hand(self, st: State, first: bool = False) -> None:
         r = self.rules
         n = r.players
-        assert [h.bit_count() for h in st.hand_masks] == [4] * n  # C-deal
+        per = deal_size(r)
+        assert [h.bit_count() for h in st.hand_masks] == [per] * n  # C-deal, V-swazi-deal
         assert loose_mask(st).bit_count() == 4 and not st.builds
-        assert len(st.stock_ids) == 52 - 4 * n - 4
+        assert len(st.stock_ids) == 52 - per * n - 4
         assert not any(st.pile_masks) and not any(st.sweeps)
         assert st.current == (st.dealer + 1) % n  # the player after the dealer leads
         if first:
@@ -286,8 +309,15 @@ class Tracker:
         taken = deck.mask(move.taken)
         assert played.bit_count() == 1 and prev.hand_masks[seat] & played
         before_table = table_mask(prev)
-        # Table and piles right after the move, before any deal or hand end.
-        piles = list(prev.pile_masks)
+        # Table and piles right after the move, before any deal or hand end. V-swazi-steal:
+        # the pile tops taken leave their piles (a capture stacks the taken cards in card
+        # order, then the played card; a build keeps them).
+        stolen = taken & ~before_table
+        assert stolen == deck.mask(set(move.taken) & stealable_tops(prev))
+        piles = [p & ~stolen for p in prev.pile_masks]
+        order = [p[:-1] if p and deck.mask(p[-1:]) & stolen else list(p) for p in prev.piles]
+        if move.kind == "capture":
+            order[side] += deck.strs(taken) + list(move.played)
         last_capturer = prev.last_capturer
         if move.kind == "capture":
             table_after = before_table & ~taken
@@ -300,7 +330,7 @@ class Tracker:
                     if r.cancel and all(self.sweeps):  # V-cancel
                         self.sweeps = [k - 1 for k in self.sweeps]
         else:
-            table_after = before_table | played
+            table_after = before_table | played | taken
         left_in_hands = total_in_hands(prev) - 1
 
         if move.kind == "capture":
@@ -311,6 +341,8 @@ class Tracker:
             assert new.stock_ids == prev.stock_ids
             assert table_mask(new) == table_after
             assert list(new.pile_masks) == piles
+            if r.variant == "swazi":
+                assert new.piles == order
             assert list(new.sweeps) == self.sweeps
             assert new.scores == prev.scores and new.dealer == prev.dealer
             if r.dom_end:
@@ -328,16 +360,17 @@ class Tracker:
         if prev.stock_ids:  # a new round is dealt, none to the table (C-deal)
             self.deals += 1
             n = r.players
-            assert [h.bit_count() for h in new.hand_masks] == [4] * n
-            assert len(new.stock_ids) == len(prev.stock_ids) - 4 * n
+            per = deal_size(r)
+            assert [h.bit_count() for h in new.hand_masks] == [per] * n
+            assert len(new.stock_ids) == len(prev.stock_ids) - per * n
             assert table_mask(new) == table_after
             assert list(new.pile_masks) == piles and list(new.sweeps) == self.sweeps
             assert new.current == (prev.dealer + 1) % n
             if not new.stock_ids:
-                assert self.deals == DEALS_PER_HAND[n]
+                assert self.deals == deals_per_hand(r)
             return
         # The hand ends (C-residue, C-score, C-game).
-        assert self.deals == DEALS_PER_HAND[r.players]
+        assert self.deals == deals_per_hand(r)
         taker = last_capturer if last_capturer is not None else prev.dealer
         piles[side_of(prev, taker)] |= table_after
         self.note_met(prev, piles)
@@ -347,7 +380,11 @@ class Tracker:
         assert new.hand_points == expected, (new.hand_points, expected)
         totals = [s + p for s, p in zip(prev.scores, expected)]
         assert new.scores == totals
-        if r.variant != "dominican" and not getattr(r, "difference", False):
+        if r.variant == "swazi" and not r.points:
+            # V-swazi-score: 11 a hand (a two-way tie 1 + 1); only four single players can
+            # tie three or four ways, each tied side scoring 1.
+            assert sum(new.hand_points) == 11 or (r.sides == 4 and sum(new.hand_points) > 11)
+        elif r.variant != "dominican" and not getattr(r, "difference", False):
             # C-score: 7 points always (10D, 2S, aces), 3 + 1 more unless tied (V-points: the
             # table's values)
             pts = item_points(r)
@@ -428,10 +465,16 @@ NORDIC_SCORE = {  # V-swe-score, V-fin-score: most spades 2, most cards 1
 }
 
 
+# V-swazi-score: most cards 2, most spades 2 (a tie: 1 each), 10D 2, 2S 1, aces 1, no sweeps.
+SWAZI_SCORE = {"cards": 2, "spades": 2, "big_casino": 2, "little_casino": 1, "aces": 1,
+               "sweep": 0, "last_capture": 0}
+
+
 def item_points(r) -> dict[str, int]:
-    """The preset's points per item (C-score, V-swe-score, V-fin-score), with a V-points table
-    over them."""
-    return {**NORDIC_SCORE.get(r.variant, C_SCORE), **dict(getattr(r, "points", ()))}
+    """The preset's points per item (C-score, V-swe-score, V-fin-score, V-swazi-score), with a
+    V-points table over them."""
+    base = SWAZI_SCORE if r.variant == "swazi" else NORDIC_SCORE.get(r.variant, C_SCORE)
+    return {**base, **dict(getattr(r, "points", ()))}
 
 
 def hand_awards(r, piles: list[int], sweeps: list[int],
@@ -447,6 +490,8 @@ def hand_awards(r, piles: list[int], sweeps: list[int],
         best = max(counts)
         if counts.count(best) == 1 and pts[name]:  # "most": strictly more than every other
             out.append((name, counts.index(best), pts[name]))
+        elif r.variant == "swazi" and pts[name] // 2:  # V-swazi-score: a tie, half each
+            out.extend((name, s, pts[name] // 2) for s, k in enumerate(counts) if k == best)
     for card, item in (("10D", "big_casino"), ("2S", "little_casino"), ("AS", "aces"),
                        ("AC", "aces"), ("AH", "aces"), ("AD", "aces")):
         for s, p in enumerate(piles):
@@ -607,6 +652,8 @@ def check_illegal_probes(st: State, moves: list[Move], rng: random.Random) -> No
     table = deck.strs(table_mask(st))
     if table:
         assert_illegal(st, Move("trail", rng.choice(hand), (rng.choice(table),)), before)
+    if st.rules.variant == "swazi":  # V-swazi-steal: pile cards, tops or not, may be probed
+        table = table + [c for p in st.piles for c in p[-2:]]
 
     # Random captures and builds: illegal unless they are listed.
     for _ in range(3):
@@ -652,7 +699,8 @@ def reference_moves(st: State) -> set[tuple]:
     loose = [x for x in st.table if isinstance(x, str)]
     builds = list(st.builds)
     by_value = {b.value: b for b in builds}
-    items = [(x, None) for x in loose] + [(None, b) for b in builds]
+    # V-swazi-steal: the other sides' pile tops are items like loose cards.
+    items = [(x, None) for x in loose + sorted(stealable_tops(st))] + [(None, b) for b in builds]
     owned = [b.value for b in builds if b.owner == seat]
     out: set[tuple] = set()
     for c in hand:
@@ -811,6 +859,8 @@ SWITCHED = [
     ("swedish", 2, False, {"target": 11}),
     ("finnish", 2, False, {"earned": False}),
     ("finnish", 4, True, {"cancel": False, "points": {"cards": 2}}),
+    ("swazi", 3, False, {"points": {"cards": 4, "spades": 3}}),  # ties: 2 and 1 each
+    ("swazi", 2, False, {"dom_build": False, "target": 11}),
 ]
 
 

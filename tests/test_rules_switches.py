@@ -570,9 +570,12 @@ DEFAULTS = {
 
 def test_list_variants_every_preset():
     """list_variants: the seven presets of RULES.md section 2 (casino, royal, dominican,
-    hungarian V-hun-play, tuxedo V-tux-deal, spade V-spade, wippen), then section 4's Nordic
-    presets (swedish V-swe-score, finnish V-fin-score)."""
-    assert list_variants() == PRESETS
+    hungarian V-hun-play, tuxedo V-tux-deal, spade V-spade, wippen) first, in that order, then
+    those of section 4 implemented so far (swedish V-swe-score, finnish V-fin-score, swazi:
+    V-swazi-steal, V-swazi-deal, V-swazi-score)."""
+    assert list_variants()[:len(PRESETS)] == PRESETS
+    assert {"swedish", "finnish", "swazi"} <= set(list_variants())
+    assert set(list_variants()[7:]) <= {"swedish", "finnish", "swazi", "krypkasino"}
 
 
 @pytest.mark.parametrize("variant", PRESETS)

@@ -1,8 +1,8 @@
 """Property tests on randomly generated state specs (not reached through ``new_game``).
 
 A hypothesis strategy (``specs``) writes valid JSON specs directly, for every preset (casino,
-royal, dominican, hungarian, tuxedo, spade, wippen, swedish, finnish), 2-4 players (2-6 in
-Tuxedo), partners when four play, a random set of rule switches, and a random moment of a
+royal, dominican, hungarian, tuxedo, spade, wippen, swedish, finnish, swazi), 2-4 players (2-6
+in Tuxedo), partners when four play, a random set of rule switches, and a random moment of a
 hand: the stock left after some deal of the preset's schedule (C-deal, V-tux-deal), hands
 sized as the round has been played so far (the seat to move holds cards; or every hand empty
 between deals / at the end of a hand, which ``from_spec`` settles), loose cards, builds that
@@ -43,7 +43,7 @@ from casino_env.engine.rules import PRESETS, make_rules
 from casino_env.engine.scoring import certain, criteria, earned, restricted
 
 VARIANTS = ("casino", "royal", "dominican", "hungarian", "tuxedo", "spade", "wippen", "swedish",
-            "finnish")
+            "finnish", "swazi")
 BUILDING = ("dom_trail", "dom_build", "build_loose", "owner_may_trail", "raise_with_table",
             "build_as_card")
 DOM_END = ("dom_end", "soto", "twenty_by_two_spades", "restricted_no_sweeps")
@@ -58,9 +58,11 @@ CANDIDATES = {
     "wippen": ("sweeps", "earned") + BUILDING,
     "swedish": ("sweeps", "earned"),
     "finnish": ("sweeps", "cancel", "earned"),
+    "swazi": ("dom_build", "countout"),
 }
+# A lower target (not 11: V-target difference scoring).
 TARGETS = {"casino": 9, "royal": 9, "dominican": 9, "hungarian": 6, "tuxedo": 40,
-           "spade": 25, "wippen": 9, "swedish": 8, "finnish": 8}  # lower (not 11: V-target)
+           "spade": 25, "wippen": 9, "swedish": 8, "finnish": 8, "swazi": 9}
 FINNISH_SWEEP_LIMIT = 10  # V-fin-score: no sweeps in a hand begun with a side on 10 or more
 TABLE_SIZE = 4  # C-deal: four cards face up on the first deal of a hand
 MAX_LOOSE = 10  # loose cards on a generated table (keeps legal-move generation quick)
@@ -152,7 +154,7 @@ def preset_default(variant: str, name: str):
 def switch_sets(draw, variant: str, partnerships: bool) -> dict:
     """A consistent dict of rule switches for ``variant`` (flipped from the defaults)."""
     pool = list(CANDIDATES[variant])
-    if partnerships and PRESETS[variant].building:
+    if partnerships and "partner_build" in PRESETS[variant].switches:
         pool.append("partner_build")
     flips = draw(st.sets(st.sampled_from(pool), max_size=3))
     sw = {name: not preset_default(variant, name) for name in flips}
@@ -401,6 +403,9 @@ def check_invariants(s: State) -> None:
         assert not union & m, f"C-deck: {deck.strs(union & m)} in two places (one: {where})"
         union |= m
     assert union == deck.full, f"C-deck: cards missing: {deck.strs(deck.full & ~union)}"
+    if r.variant == "swazi":  # V-swazi-steal: the ordered piles hold each pile's cards once
+        for side, pile in enumerate(s.piles):
+            assert len(set(pile)) == len(pile) and deck.mask(pile) == s.pile_masks[side]
 
     values = [b.value for b in s.builds]
     assert len(values) == len(set(values)), f"C-one-per-value: two builds of one value {values}"
@@ -530,6 +535,8 @@ def test_spec_round_trip(spec):
         for key, value in mine.items():
             assert theirs.get(key) == value, (key, value, theirs.get(key))
         assert out["rules"] == {**out["rules"], **spec.get("rules", {})}
+        if s.rules.steal:  # V-swazi-steal: each pile comes back in its order, bottom first
+            assert out["piles"] == spec["piles"]
         if "hand_points" not in spec:
             assert "hand_points" not in out
 

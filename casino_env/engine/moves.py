@@ -12,6 +12,7 @@ import re
 from .cards import ROOK, STANDARD, Deck, bit_list, deck_of_card_text
 from .rules import Rules
 from .sets import groups, partitions, with_card
+from .state import stealable
 
 KINDS = ("trail", "capture", "build", "claim", "call")
 
@@ -22,8 +23,10 @@ class Move:
     strings), ``value`` (build value after the move, or the capture value used; None for a
     trail), ``for_partner`` (V-partner-build), ``orange`` (a capture calling orange, Tuxedo)."""
 
+    # ``stolen``: ((card id, side), ...) for taken cards that lie in a capture pile
+    # (V-swazi-steal); set only on such moves, so it is read with getattr (default ()).
     __slots__ = ("kind", "played_mask", "taken_mask", "value", "for_partner", "orange", "deck",
-                 "multiple")
+                 "multiple", "stolen")
 
     def __init__(self, kind: str, played: object = (), taken: object = (),
                  value: int | None = None, for_partner: bool = False,
@@ -99,9 +102,16 @@ class Move:
                 return f"{played} trails and builds {self.value} on {taken}"
             return f"{played} trails"
         if self.kind == "capture":
-            return f"{played} captures {taken}" + (" calling orange" if self.orange else "")
-        text = f"{played} builds {self.value} on {taken}"
-        return text + " for partner" if self.for_partner else text
+            text = f"{played} captures {taken}" + (" calling orange" if self.orange else "")
+        else:
+            text = f"{played} builds {self.value} on {taken}"
+            if self.for_partner:
+                text += " for partner"
+        stolen = getattr(self, "stolen", ())
+        if stolen:  # V-swazi-steal: "(5S from side 1's pile)"
+            text += " (" + ", ".join(f"{d.names[c]} from side {side}'s pile"
+                                     for c, side in stolen) + ")"
+        return text
 
     def __repr__(self) -> str:
         return f"Move({str(self)!r})"
@@ -149,8 +159,9 @@ def legal_moves(state) -> list[Move]:
 
 
 class Items:
-    """The table items that can join sums — loose cards with a value and, with V-build-as-card,
-    single builds — with set queries answered as card masks.
+    """The table items that can join sums — loose cards with a value (under V-swazi-steal also
+    the other sides' pile tops, which count as loose cards) and, with V-build-as-card, single
+    builds — with set queries answered as card masks.
 
     The work (``sets.groups``/``sets.partitions``) is cached by the items' values only; this
     object memoises the conversion back to card masks and prunes unreachable sums.
@@ -335,7 +346,8 @@ def generate(st, only: int | None = None) -> list[Move]:
     by_value = {b.value: b for b in builds}
     owned = [b for b in builds if b.owner == seat]
     singles = [b for b in builds if not b.multiple]  # builds a played card may raise
-    table = Items(loose, values, ace14, tuple(singles) if r.build_as_card else ())
+    tops = stealable(st, seat) if r.steal else 0  # V-swazi-steal: other sides' pile tops
+    table = Items(loose | tops, values, ace14, tuple(singles) if r.build_as_card else ())
     make = Move.make
     new = object.__new__
     out: list[Move] = []
@@ -430,7 +442,24 @@ def generate(st, only: int | None = None) -> list[Move]:
     if r.partner_build:
         _partner_builds(out, st, table, by_value, owned,
                         hand_ids if only is None else [only])
+    if tops:
+        for m in out:
+            if m.taken_mask & tops:
+                mark_stolen(st, m)
     return out
+
+
+def mark_stolen(st, m: Move) -> Move:
+    """Note on ``m`` (in place) which of its taken cards lie in a capture pile of ``st``, and
+    whose (V-swazi-steal), so that its notation says so; returns ``m``."""
+    found = []
+    if st.pile_ids:
+        for c in bit_list(m.taken_mask & ~st.loose_mask):
+            for side, p in enumerate(st.pile_masks):
+                if p >> c & 1:
+                    found.append((c, side))
+    m.stolen = tuple(found)
+    return m
 
 
 def _held_values(r: Rules, ids: list[int]) -> dict[int, int]:
@@ -594,9 +623,11 @@ _MOVE_RE = re.compile(
     rf"\s+(?:on\s+)?(?P<ttaken>{_CARDS}))?"
     rf"|(?P<capture>captures?|takes?)\s+(?P<ctaken>{_CARDS})(?P<orange>\s+calling\s+orange)?"
     rf"|(?P<build>builds?)\s+(?P<bvalue>\d+)\s+(?:on\s+)?(?P<btaken>{_CARDS})"
-    rf"(?P<partner>\s+for\s+partner)?)\s*$",
+    rf"(?P<partner>\s+for\s+partner)?)(?:\s*\((?P<piles>[^)]*)\))?\s*$",
     re.IGNORECASE,
 )
+_FROM_PILE_RE = re.compile(r"^\s*(?P<card>\S+)\s+from\s+side\s+(?P<side>\d+)'s\s+pile\s*$",
+                           re.IGNORECASE)
 _CLAIM_RE = re.compile(r"^\s*claims?(\s+the\s+game)?\s*$", re.IGNORECASE)
 _CALL_RE = re.compile(r"^\s*calls?\s+orange\s*$", re.IGNORECASE)
 
@@ -605,7 +636,9 @@ def parse_move(text: str, state) -> Move:
     """Read a move in notation: ``KD trails``, ``7H captures 5S+2C``, ``3H builds 8 on 5S``,
     ``3H builds 9 on 6S for partner``, ``KD trails and builds 8 on 3S+5C`` (V-build-loose),
     ``9S+3H captures QD`` (Hungarian), ``5R captures 2Y+3G calling orange``, ``calls orange``,
-    ``claims the game``.
+    ``claims the game``, ``7H captures 2C+5S (5S from side 1's pile)`` (V-swazi-steal: the
+    clause naming where pile cards come from may be left out, since a card lies in one place
+    only; given, it must agree with ``state``).
 
     Only the syntax and the cards are checked here; ``apply_move`` judges legality. A capture
     written without its value takes the value of the matching legal move (or the cards').
@@ -622,16 +655,60 @@ def parse_move(text: str, state) -> Move:
         raise ValueError(f"cannot read move {text!r}: expected e.g. '7H captures 5S+2C', "
                          "'3H builds 8 on 5S' or 'KD trails'")
     played = _parse_cards(m["played"], deck, text)
+    if m["piles"] is not None:
+        if m["trail"]:
+            raise ValueError(f"cannot read move {text!r}: a trail takes no pile card")
+        move = _parse_taking(m, played, deck, state, text)
+        return _check_stolen(move, m["piles"], deck, state, text)
     if m["trail"]:
         taken = _parse_cards(m["ttaken"], deck, text) if m["ttaken"] else 0
         value = int(m["tvalue"]) if m["tvalue"] else None
         return Move.make(deck, "trail", played, taken, value)
+    move = _parse_taking(m, played, deck, state, text)
+    if state is not None and state.pile_ids:
+        mark_stolen(state, move)
+    return move
+
+
+def _parse_taking(m: re.Match, played: int, deck: Deck, state, text: str) -> Move:
+    """The capture or build of a matched move text."""
     if m["capture"]:
         taken = _parse_cards(m["ctaken"], deck, text)
         value = _capture_value(state, played, taken, deck)
         return Move.make(deck, "capture", played, taken, value, None, False, bool(m["orange"]))
     taken = _parse_cards(m["btaken"], deck, text)
     return Move.make(deck, "build", played, taken, int(m["bvalue"]), None, bool(m["partner"]))
+
+
+def _check_stolen(move: Move, clause: str, deck: Deck, state, text: str) -> Move:
+    """V-swazi-steal: read ``(5S from side 1's pile, ...)``; each card named must be taken by
+    the move and, given a state, lie in that side's pile (the move then notes it)."""
+    named = set()
+    for part in clause.split(","):
+        f = _FROM_PILE_RE.match(part)
+        if not f:
+            raise ValueError(f"cannot read move {text!r}: expected e.g. \"(5S from side 1's "
+                             f"pile)\" after the cards, got ({clause})")
+        cid = _parse_cards(f["card"], deck, text).bit_length() - 1
+        side = int(f["side"])
+        if not move.taken_mask >> cid & 1:
+            raise ValueError(f"cannot read move {text!r}: {deck.names[cid]} is named as a pile "
+                             "card but is not among the cards taken")
+        if state is not None and not (side < len(state.pile_masks)
+                                      and state.pile_masks[side] >> cid & 1):
+            raise ValueError(f"cannot read move {text!r}: {deck.names[cid]} is not in side "
+                             f"{side}'s pile (V-swazi-steal)")
+        named.add((cid, side))
+    if state is None:
+        move.stolen = tuple(sorted(named))
+        return move
+    mark_stolen(state, move)
+    missing = [deck.names[c] for c, side in move.stolen if (c, side) not in named]
+    if missing:
+        raise ValueError(f"cannot read move {text!r}: {', '.join(missing)} also "
+                         f"come{'s' if len(missing) == 1 else ''} from a pile; name "
+                         "every pile card in the brackets, or none")
+    return move
 
 
 def _parse_cards(text: str, deck: Deck, whole: str) -> int:

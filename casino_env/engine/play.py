@@ -10,11 +10,11 @@ import random
 
 from .cards import SPADE, bit_list
 from .dealing import deal, shuffle
-from .moves import Move, backs, capture_values, legal_moves, parse_move
+from .moves import Move, backs, capture_values, legal_moves, mark_stolen, parse_move
 from .rules import make_rules
 from .scoring import certain, criteria, earned, finish_hand, restricted, sweep_scores
 from .sets import partitions
-from .state import Build, Sides, State, check_seed
+from .state import Build, Sides, State, check_seed, pile_of, stealable
 
 RULES_DOC = "docs/rules.md"  # where every rule id has a heading (anchor: the id lower-cased)
 
@@ -56,8 +56,8 @@ def _rebuild_error(message: str, rule: str | None, reason: str | None,
 
 def new_game(variant: str = "casino", players: int = 2, seed: int | None = None,
              partnerships: bool | None = None, **switches) -> State:
-    """A shuffled, dealt game. ``partnerships`` defaults to the preset's choice (only
-    Dominican with 4 players plays as partners); ``seed`` is an int >= 0, or None to draw a
+    """A shuffled, dealt game. ``partnerships`` defaults to the preset's choice (Dominican
+    and Swazi with 4 players play as partners); ``seed`` is an int >= 0, or None to draw a
     random one (a negative seed raises ValueError)."""
     rules = make_rules(variant, players, partnerships, switches)
     seed = check_seed(seed)
@@ -87,6 +87,7 @@ def _start_hand(st: State) -> None:
                                                       st.dealer, True, r.hand_size)
     st.builds = ()
     st.pile_masks = (0,) * r.sides
+    st.pile_ids = ((),) * r.sides if r.steal else ()
     st.sweeps = (0,) * r.sides
     st.last_capturer = None
     st.met = ()
@@ -108,6 +109,11 @@ def apply_move(state: State, move: Move | str) -> State:
     legal = _find(state, move)
     if legal is None:
         rule, reason = why_illegal(state, move)
+        if state.pile_ids and move.taken_mask and move.deck is state.rules.deck:
+            # V-swazi-steal: the error's move text says which taken cards are pile cards
+            move = mark_stolen(state, Move.make(move.deck, move.kind, move.played_mask,
+                                                move.taken_mask, move.value, move.multiple,
+                                                move.for_partner, move.orange))
         raise IllegalMoveError.of(move, rule, reason)
     return play(state, legal)
 
@@ -149,7 +155,7 @@ def _reads_as(state: State, move: Move, v: int) -> bool:
     tm = move.taken_mask
     if not ok or any(b.value != v for b in state.builds if b.cards & tm):
         return False
-    return _partitions_into(r, tm & state.loose_mask, v)
+    return _partitions_into(r, tm & _loose_items(state), v)
 
 
 def play(state: State, m: Move) -> State:
@@ -179,9 +185,12 @@ def play(state: State, m: Move) -> State:
             lost = tuple(b for b in st.builds if b.cards & tm)
             if lost:
                 st.builds = tuple(b for b in st.builds if not b.cards & tm)
-        piles = list(st.pile_masks)
-        piles[side] |= pm | tm
-        st.pile_masks = tuple(piles)
+        if st.pile_ids:
+            _stack(st, side, tm, pm)
+        else:
+            piles = list(st.pile_masks)
+            piles[side] |= pm | tm
+            st.pile_masks = tuple(piles)
         st.last_capturer = seat
         swept = not st.loose_mask and not st.builds
         if swept and r.sweeps:
@@ -195,6 +204,8 @@ def play(state: State, m: Move) -> State:
             st.loose_mask |= pm
         if tm:  # a build, or a trail that also builds (V-build-loose)
             owner = (seat + 2) % 4 if m.for_partner else seat
+            if st.pile_ids:
+                _stack(st, None, tm, 0)  # V-swazi-steal: pile tops taken join the build
             st.loose_mask &= ~tm
             lost = tuple(b for b in st.builds if b.cards & tm)
             kept = [b for b in st.builds if not b.cards & tm]
@@ -208,6 +219,22 @@ def play(state: State, m: Move) -> State:
     if r.earned_wins and kind == "capture" and _earned_win(st):
         return st
     return _next_turn(st, seat, swept)
+
+
+def _stack(st: State, side: int | None, taken: int, played: int) -> None:
+    """V-swazi-steal (in place): the pile tops among ``taken`` leave their piles, and with
+    ``side`` set the taken cards go on that side's pile in card order, the played card on
+    top (``side`` None: the tops joined a build)."""
+    ids = list(st.pile_ids)
+    masks = list(st.pile_masks)
+    for s, pile in enumerate(ids):
+        if pile and taken >> pile[-1] & 1:
+            ids[s] = pile[:-1]
+            masks[s] &= ~(1 << pile[-1])
+    if side is not None:
+        ids[side] = ids[side] + tuple(bit_list(taken)) + tuple(bit_list(played))
+        masks[side] |= taken | played
+    st.pile_ids, st.pile_masks = tuple(ids), tuple(masks)
 
 
 def _first_play(st: State) -> bool:
@@ -383,9 +410,12 @@ def settle(st: State, fresh: bool = False) -> State:
     for b in st.builds:
         residue |= b.cards
     if residue:
-        piles = list(st.pile_masks)
-        piles[r.side(taker)] |= residue
-        st.pile_masks = tuple(piles)
+        if st.pile_ids:  # V-swazi-steal: the residue goes on top, in card order
+            _stack(st, r.side(taker), residue, 0)
+        else:
+            piles = list(st.pile_masks)
+            piles[r.side(taker)] |= residue
+            st.pile_masks = tuple(piles)
         st.loose_mask = 0
         st.builds = ()
         if r.dom_end:
@@ -464,6 +494,11 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
     owned = [b for b in state.builds if b.owner == seat]
     same_rank = state.loose_mask & d.rank_mask[d.rank[c]]
     table = state.table_mask()
+    if r.steal and tm & ~table:
+        why = _why_steal(state, tm & ~table)
+        if why is not None:
+            return why
+    table |= _loose_items(state) & ~state.loose_mask
     if tm & ~table:
         return f"C-{move.kind}", f"{_cards(d, tm & ~table)} {_is(tm & ~table)} not on the table"
     for b in state.builds:
@@ -472,7 +507,7 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
                                       f"of {b.value} ({'+'.join(d.strs(b.cards))}), which moves "
                                       "only as a whole")
     taken_builds = [b for b in state.builds if b.cards & tm]
-    loose_taken = tm & state.loose_mask
+    loose_taken = tm & _loose_items(state)
     if move.for_partner and move.kind != "build":
         return "V-partner-build", f"only a build is made for partner, not a {move.kind}"
     if move.kind == "trail":
@@ -789,11 +824,40 @@ def _keep_reason(r, seat: int, cname: str, rest: int, values: list[int]) -> str:
     return f"after playing {cname}, seat {seat} would hold no card to capture its build of {v}"
 
 
+def _loose_items(state: State) -> int:
+    """The cards that count as loose table cards for the seat to move: the loose cards and,
+    under V-swazi-steal, the top card of every other side's pile."""
+    return state.loose_mask | stealable(state, state.current)
+
+
+def _why_steal(state: State, off_table: int) -> tuple[str, str] | None:
+    """V-swazi-steal: why pile cards among ``off_table`` may not be taken (None if they are
+    every one another side's pile top, or none lies in a pile)."""
+    d = state.rules.deck
+    mine = state.rules.side(state.current)
+    for c in bit_list(off_table):
+        side = pile_of(state, c)
+        if side is None:
+            continue
+        name = d.names[c]
+        if side == mine:
+            whose = "partners may not take" if state.rules.partnerships else "no one takes"
+            return "V-swazi-steal", (f"{name} is in side {side}'s pile, the mover's own side's, "
+                                     f"and {whose} from their own pile")
+        top = state.pile_ids[side][-1]
+        if top != c:
+            return "V-swazi-steal", (f"{name} is in side {side}'s pile under {d.names[top]}: "
+                                     "only a pile's top card may be taken")
+    return None
+
+
 def _items(r, state: State, tm: int, skip: tuple) -> list[tuple[str, int | None]]:
     """(name, value) of the table items in ``tm``: loose cards, then builds whose value is not
     in ``skip`` (a build of a set's own value is a whole set)."""
     d = r.deck
-    out = [(d.names[i], r.values[i]) for i in bit_list(tm & state.loose_mask)]
+    tops = _loose_items(state) & ~state.loose_mask
+    out = [(d.names[i] + (f" (top of side {pile_of(state, i)}'s pile)" if tops >> i & 1 else ""),
+            r.values[i]) for i in bit_list(tm & (state.loose_mask | tops))]
     out += [(f"the build of {b.value}", b.value) for b in state.builds
             if b.cards & tm and b.value not in skip]
     return out
@@ -823,7 +887,7 @@ def _items_split(r, state: State, tm: int, v: int, extra: tuple = ()) -> bool:
     """True if the table items in ``tm`` (loose cards; single builds too under
     V-build-as-card), plus items of the values ``extra``, split into sets of ``v``; a build of
     value ``v`` is a whole set by itself."""
-    vals = [r.values[i] for i in bit_list(tm & state.loose_mask)] + list(extra)
+    vals = [r.values[i] for i in bit_list(tm & _loose_items(state))] + list(extra)
     for b in state.builds:
         if b.cards & tm and b.value != v:
             if not (r.build_as_card and not b.multiple):

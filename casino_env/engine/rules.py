@@ -102,15 +102,19 @@ class Preset:
     values: str  # "classic" (C-face), "royal" (J 11, Q 12, K 13, A 1/14), "hungarian", "rook",
     # "finnish" (V-fin-values: other values from hand than on the table)
     building: bool
-    scoring: str  # "casino" (C-score), "spade", "wippen", "tuxedo", "swedish", "finnish"
-    hand_size: int
+    scoring: str  # "casino" (C-score), "spade", "wippen", "tuxedo", "swedish", "finnish", "swazi"
+    hand_size: int | dict  # cards a deal gives each player, or {players: cards} (V-swazi-deal)
     defaults: dict = field(default_factory=dict)
     switches: tuple[str, ...] = ()  # switches that make sense for this preset
     description: str = ""
     special: str = ""  # one line for the README's variant table
     play: str = ""  # the preset's own rule of play, named by illegal builds (V-nordic-play)
     tiebreak: str = ""  # "spades": equal totals at the target go to more spades (V-swe-end)
+    steal: bool = False  # V-swazi-steal: the top card of another side's pile is an item
 
+
+# Presets whose four players play as partners unless told otherwise (C-deal's seats 0+2 v 1+3).
+PARTNER_PRESETS = ("dominican", "swazi")
 
 _BUILDING = ("dom_trail", "dom_build", "partner_build", "build_loose", "owner_may_trail",
              "raise_with_table", "build_as_card")
@@ -195,6 +199,18 @@ PRESETS: dict[str, Preset] = {
         "(V-fin-score); first to 16, counted as earned (V-earned).",
         "A 14, 2S 15, 10D 16 from hand; no building; to 16 as earned",
         play="V-nordic-play"),
+    "swazi": Preset(
+        "swazi", "African Casino (Eswatini)", (2, 3, 4), "standard", "royal", True, "swazi",
+        {2: 12, 3: 16, 4: 12}, dict(dom_build=True, target=21),
+        ("dom_build", "countout", "target") + _POINTS,
+        "Royal values; capture piles are face-up stacks and the top card of another side's "
+        "pile may be captured or built with like a loose card (V-swazi-steal); 4 cards to the "
+        "table, then 12 cards each twice (2 players) or 16 / 12 each at once (V-swazi-deal); "
+        "no raising your own build (V-dom-build); most cards 2, most spades 2 (a tie: 1 "
+        "each), 10D 2, 2S 1, aces 1, no sweeps (V-swazi-score). Four players play as "
+        "partners.",
+        "take the top card of an opponent's pile; big deals; 11 points a hand",
+        steal=True),
 }
 
 # V-fin-values: the cards that capture with another value from hand than they count on the
@@ -251,6 +267,7 @@ class Rules:
     multi_play: bool = field(init=False, repr=False, compare=False)
     earned_wins: bool = field(init=False, repr=False, compare=False)
     item_points: ItemPoints = field(init=False, repr=False, compare=False)
+    steal: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         p = PRESETS[self.variant]
@@ -272,12 +289,14 @@ class Rules:
         s(self, "sides", 2 if self.partnerships else self.players)
         s(self, "max_value", 14 if p.values == "royal" else 16 if p.values == "finnish"
           else 10 if p.building else 13 * 4)
-        s(self, "hand_size", p.hand_size)
+        s(self, "hand_size", p.hand_size if isinstance(p.hand_size, int)
+          else p.hand_size[self.players])
         s(self, "multi_play", p.values == "hungarian")
         # The game ends during play when a side's earned points reach the target (V-earned,
         # V-hun-end), unless the win must be claimed or each hand is played out (Ulmann).
         s(self, "earned_wins", self.earned and not self.claims and not self.ulmann)
         s(self, "item_points", _item_points(self))
+        s(self, "steal", p.steal)
 
     def side(self, seat: int) -> int:
         return seat % 2 if self.partnerships else seat
@@ -311,6 +330,9 @@ def _item_points(r: Rules) -> ItemPoints:
     elif r.scoring in ("swedish", "finnish"):  # V-swe-score, V-fin-score: most spades 2
         table = dict(cards=1, spades=2, big_casino=2, little_casino=1, aces=1,
                      sweep=1 if r.sweeps else 0, last_capture=1 if r.last_capture else 0)
+    elif r.scoring == "swazi":  # V-swazi-score: 11 a hand, no sweeps, no last capture
+        table = dict(cards=2, spades=2, big_casino=2, little_casino=1, aces=1, sweep=0,
+                     last_capture=0)
     else:
         wippen = r.scoring == "wippen"
         table = dict(cards=2 if wippen or r.last_capture else 3, spades=2 if wippen else 1,
@@ -336,7 +358,7 @@ def make_rules(variant: str = "casino", players: int = 2, partnerships: bool | N
         raise ValueError(f"{pre}players={players} is not allowed for {variant!r} "
                          f"(allowed: {', '.join(map(str, preset.players))})")
     if partnerships is None:
-        partnerships = variant == "dominican" and players == 4
+        partnerships = variant in PARTNER_PRESETS and players == 4
     if not isinstance(partnerships, bool):
         raise ValueError(f"{pre}partnerships must be true or false, got {partnerships!r}")
     if partnerships and players != 4:

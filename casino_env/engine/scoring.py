@@ -1,6 +1,6 @@
 """Scoring a hand (C-score, V-spade, V-spade-bicycle, Wippen, V-tux-score, V-swe-score,
-V-fin-score, V-last-capture, V-points, V-target) and the end of the game (C-game, V-countout,
-V-dom-end, V-soto, V-earned, V-swe-end).
+V-fin-score, V-swazi-score, V-last-capture, V-points, V-target) and the end of the game (C-game,
+V-countout, V-dom-end, V-soto, V-earned, V-swe-end).
 
 A hand's points are a list of awards ``(item, side, points)`` in count-out order: most cards,
 most spades, 10D, 2S, the aces in the order S C H D, then sweeps (variant items in between).
@@ -71,10 +71,14 @@ def awards(rules: Rules, piles: tuple, sweeps: tuple, events: tuple = (),
     scoring = rules.scoring
     pts = rules.item_points
     out: list[tuple[str, int, int]] = []
+    shared = scoring == "swazi" and left is None  # V-swazi-score: a tie for most gives 1 each
     if pts.cards:
-        s = _majority([p.bit_count() for p in piles], left[0] if left else None)
+        counts = [p.bit_count() for p in piles]
+        s = _majority(counts, left[0] if left else None)
         if s is not None:
             out.append(("cards", s, pts.cards))
+        elif shared:
+            _tied(out, "cards", counts, pts.cards)
     if scoring == "tuxedo":
         five = deck.rank_mask[FIVE_RANK]
         for side, p in enumerate(piles):
@@ -91,9 +95,12 @@ def awards(rules: Rules, piles: tuple, sweeps: tuple, events: tuple = (),
                 if k:
                     out.append(("spades", side, k * pts.spades))
     elif pts.spades:
-        s = _majority([(p & spade).bit_count() for p in piles], left[1] if left else None)
+        counts = [(p & spade).bit_count() for p in piles]
+        s = _majority(counts, left[1] if left else None)
         if s is not None:
             out.append(("spades", s, pts.spades))
+        elif shared:
+            _tied(out, "spades", counts, pts.spades)
     named = [(TEN_OF_DIAMONDS, "10D", pts.big_casino), (TWO_OF_SPADES, "2S", pts.little_casino)]
     if scoring == "spade":
         named.append((JACK_OF_SPADES, "JS", 1))  # V-spade: the JS scores 1 more as a spade
@@ -116,6 +123,14 @@ def awards(rules: Rules, piles: tuple, sweeps: tuple, events: tuple = (),
     if rules.last_capture and pts.last_capture and last_side is not None and left is None:
         out.append(("last capture", last_side, pts.last_capture))
     return out
+
+
+def _tied(out: list, item: str, counts: list[int], points: int) -> None:
+    """V-swazi-score: every side tied for the most scores half the item's points (rounded
+    down: 1 each of the 2 points in force unless V-points changes them)."""
+    best = max(counts)
+    if points // 2:
+        out.extend((item, side, points // 2) for side, k in enumerate(counts) if k == best)
 
 
 def earned(rules: Rules, piles: tuple, sweeps: tuple, events: tuple, left: tuple) -> list[int]:
