@@ -153,7 +153,7 @@ def board(state: State, viewer: int | None = None, labels: Sequence[str] | None 
     if st.game_over:
         winner = "nobody" if st.winner is None else sides[st.winner]
         grid.add_row("result", Text(f"game over: {winner} wins", style="bold green"))
-    title = (f"{r.variant} · {n} players" + (" · partners 0+2 v 1+3" if r.partnerships else "")
+    title = (f"{r.variant} · {n} players" + (f" · {r.teams()}" if r.partnerships else "")
              + f" · hand {st.hand_no + 1} · dealer seat {st.dealer}")
     return Panel(grid, title=escape(title), title_align="left", expand=False)
 

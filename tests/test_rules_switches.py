@@ -564,8 +564,9 @@ DEFAULTS = {
 
 def test_list_variants_every_preset():
     """list_variants: the seven presets of RULES.md section 2 (casino, royal, dominican,
-    hungarian V-hun-play, tuxedo V-tux-deal, spade V-spade, wippen)."""
-    assert list_variants() == PRESETS
+    hungarian V-hun-play, tuxedo V-tux-deal, spade V-spade, wippen) come first; the presets of
+    section 4 follow (tested in their own files, e.g. tests/test_rules_kryp.py)."""
+    assert list_variants()[:len(PRESETS)] == PRESETS
 
 
 @pytest.mark.parametrize("variant", PRESETS)

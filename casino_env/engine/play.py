@@ -10,11 +10,11 @@ import random
 
 from .cards import SPADE, bit_list
 from .dealing import deal, shuffle
-from .moves import Move, backs, capture_values, legal_moves, parse_move
+from .moves import Items, Move, backs, capture_values, legal_moves, parse_move, resolve_copies
 from .rules import make_rules
 from .scoring import certain, criteria, earned, finish_hand, restricted
 from .sets import partitions
-from .state import Build, Sides, State, check_seed
+from .state import Build, Sides, State, check_seed, renumber
 
 RULES_DOC = "docs/rules.md"  # where every rule id has a heading (anchor: the id lower-cased)
 
@@ -84,7 +84,8 @@ def _start_hand(st: State) -> None:
     r = st.rules
     stock, st.seed = shuffle(r.deck, st.seed)
     st.hand_masks, st.stock_ids, st.loose_mask = deal((0,) * r.players, stock, r.players,
-                                                      st.dealer, True, r.hand_size)
+                                                      st.dealer, True, r.hand_size,
+                                                      r.must_capture)
     st.builds = ()
     st.pile_masks = (0,) * r.sides
     st.sweeps = (0,) * r.sides
@@ -95,6 +96,8 @@ def _start_hand(st: State) -> None:
     st.pending_orange = None
     st.extra_turn = False
     st.current = (st.dealer + 1) % r.players
+    if r.deck.copies > 1:
+        renumber(st)
 
 
 # -- applying a move ----------------------------------------------------------------------------
@@ -106,6 +109,9 @@ def apply_move(state: State, move: Move | str) -> State:
     elif not isinstance(move, Move):
         raise TypeError(f"move must be a Move or its notation string, got {type(move).__name__}")
     legal = _find(state, move)
+    if legal is None and state.rules.deck.copies > 1:
+        move = resolve_copies(state, move)  # two decks: match the cards to copies by kind
+        legal = _find(state, move)
     if legal is None:
         rule, reason = why_illegal(state, move)
         raise IllegalMoveError.of(move, rule, reason)
@@ -186,6 +192,8 @@ def play(state: State, m: Move) -> State:
         swept = not st.loose_mask and not st.builds
         if swept and r.sweeps:
             _record_sweep(st, side, 2 if first_play else 1, tm.bit_count())
+            if r.penalties:
+                _tabbe(state, st, seat, side, pm, tm)
         if r.scoring == "tuxedo":
             _orange(st, seat, side, tm, m.orange)
         if r.dom_end:
@@ -207,7 +215,25 @@ def play(state: State, m: Move) -> State:
         _update_proven(st, seat, pm, lost)
     if r.earned_wins and kind == "capture" and _earned_win(st):
         return st
+    if r.deck.copies > 1:
+        renumber(st, stock=False)  # two decks: the copies that moved take canonical ids
     return _next_turn(st, seat, swept)
+
+
+def _tabbe(before: State, st: State, seat: int, side: int, pm: int, tm: int) -> None:
+    """V-kryp-score: a sweep (tabbe) costs its capturer's side the ``sweep`` points and
+    credits the side of the seat who played just before as much; a dubbeltabbe (the played
+    card takes the other copy of itself, alone on the table) counts twice. The hand's first
+    move has no one before it and credits no one (decision)."""
+    r = st.rules
+    kind = r.deck.kind
+    double = tm.bit_count() == 1 and kind[tm.bit_length() - 1] == kind[pm.bit_length() - 1]
+    item = "dubbeltabbe" if double else "tabbe"
+    pts = r.item_points.sweep * (2 if double else 1)
+    events = ((side, item, pts),)
+    if not _first_play(before):
+        events += ((r.side((seat - 1) % r.players), item + " credit", -pts),)
+    st.events = st.events + events
 
 
 def _first_play(st: State) -> bool:
@@ -366,8 +392,10 @@ def settle(st: State, fresh: bool = False) -> State:
         # first deal, with four cards to the table (C-deal).
         first = not st.loose_mask and not st.builds and not any(st.pile_masks)
         st.hand_masks, st.stock_ids, extra = deal(st.hand_masks, st.stock_ids, r.players,
-                                                  st.dealer, first, r.hand_size)
+                                                  st.dealer, first, r.hand_size, r.must_capture)
         st.loose_mask |= extra
+        if r.deck.copies > 1:
+            renumber(st)
         st.current = (st.dealer + 1) % r.players
         if r.nagy and st.last_capturer is not None:
             st.current = st.last_capturer  # Nagy: the last capturer leads the next round
@@ -460,6 +488,8 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
     table = state.table_mask()
     if tm & ~table:
         return f"C-{move.kind}", f"{_cards(d, tm & ~table)} {_is(tm & ~table)} not on the table"
+    if r.must_capture:
+        return _why_kryp(state, move, c, cname)
     for b in state.builds:
         if b.cards & tm and b.cards & ~tm:
             return f"C-{move.kind}", (f"{_cards(d, b.cards & tm)} {_is(b.cards & tm)} in the build "
@@ -511,6 +541,39 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
             return "C-build-keep", _keep_reason(r, seat, cname, rest, left)
         return "C-capture", f"{cname} may not capture {'+'.join(d.strs(tm))} here"
     return _why_build(state, move, cname, cv, rest, owned, taken_builds, loose_taken)
+
+
+def _why_kryp(state: State, move: Move, c: int, cname: str) -> tuple[str, str]:
+    """Why a krypkasino move is illegal (V-kryp-play, V-kryp-values, C-capture)."""
+    r = state.rules
+    d = r.deck
+    tm = move.taken_mask
+    cv = r.values[c]
+    if move.kind == "build" or move.for_partner:
+        return "V-kryp-play", f"there is no building in {r.variant}"
+    loose = state.loose_mask
+    sets = Items(loose, r.table_values, False).groups(cv)
+    if move.kind == "trail":
+        if tm:
+            return "C-trail", "a trail puts the card on the table and takes nothing"
+        if sets:
+            can = "+".join(d.strs(sets[0]))
+            return "V-kryp-play", (f"{cname} counts {cv} and can capture {can}, so it must "
+                                   "capture: only a card that can capture nothing may trail")
+        return "C-trail", f"{cname} may not trail here"
+    if not tm:
+        return "C-capture", "a capture takes at least one table card, and this one names none"
+    if move.value is not None and move.value != cv:
+        ace = ", 1 only as a table card" if d.rank[c] == 1 else ""
+        return "V-kryp-values", f"{cname} played from hand counts {cv}{ace}, not {move.value}"
+    if not _partitions_into(r, tm, cv):
+        return "C-capture", _sum_reason(_items(r, state, tm, (cv,)), (cv,))
+    left = Items(loose & ~tm, r.table_values, False).groups(cv)
+    if left:
+        what = f"{'+'.join(d.strs(left[0]))} {'makes' if left[0] & left[0] - 1 else 'is'}"
+        return "V-kryp-play", (f"a capture must be maximal, and this one leaves {what} {cv} on "
+                               f"the table for {cname} to take too")
+    return "V-kryp-play", f"{cname} may not capture {'+'.join(d.strs(tm))} here"
 
 
 def _why_trail(state: State, move: Move, cname: str, rest: int, owned: list, same_rank: int,
@@ -762,7 +825,7 @@ def _items(r, state: State, tm: int, skip: tuple) -> list[tuple[str, int | None]
     """(name, value) of the table items in ``tm``: loose cards, then builds whose value is not
     in ``skip`` (a build of a set's own value is a whole set)."""
     d = r.deck
-    out = [(d.names[i], r.values[i]) for i in bit_list(tm & state.loose_mask)]
+    out = [(d.names[i], r.table_values[i]) for i in bit_list(tm & state.loose_mask)]
     out += [(f"the build of {b.value}", b.value) for b in state.builds
             if b.cards & tm and b.value not in skip]
     return out
@@ -792,7 +855,7 @@ def _items_split(r, state: State, tm: int, v: int, extra: tuple = ()) -> bool:
     """True if the table items in ``tm`` (loose cards; single builds too under
     V-build-as-card), plus items of the values ``extra``, split into sets of ``v``; a build of
     value ``v`` is a whole set by itself."""
-    vals = [r.values[i] for i in bit_list(tm & state.loose_mask)] + list(extra)
+    vals = [r.table_values[i] for i in bit_list(tm & state.loose_mask)] + list(extra)
     for b in state.builds:
         if b.cards & tm and b.value != v:
             if not (r.build_as_card and not b.multiple):
@@ -828,9 +891,10 @@ def _unbacked(r, hand: int, values: list[int]) -> int:
 
 
 def _partitions_into(r, mask: int, v: int) -> bool:
-    """True if the cards of ``mask`` split into disjoint sets of value ``v``."""
+    """True if the cards of ``mask`` split into disjoint sets of value ``v`` (counted as table
+    cards: ``Rules.table_values``, which differ from ``values`` only in krypkasino)."""
     ids = bit_list(mask)
-    vals = tuple(r.values[i] for i in ids)
+    vals = tuple(r.table_values[i] for i in ids)
     if None in vals:
         return False
     return (1 << len(ids)) - 1 in partitions(vals, v, r.ace14 and v == 14)

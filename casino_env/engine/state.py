@@ -289,6 +289,51 @@ class State:
 _FIELDS = State.__slots__[:-2]
 
 
+# -- two decks: canonical copies ----------------------------------------------------------------
+
+def _lowest(mask: int, used: int, low: int) -> int:
+    """``mask`` with its cards moved to the lowest copies not in ``used`` (two-copy deck:
+    ``low`` is the mask of the copy-0 ids)."""
+    lo = mask & low
+    hi = mask >> 1 & low
+    both = lo & hi
+    one = lo ^ hi
+    first = one & ~used
+    return both | both << 1 | first | (one & ~first) << 1
+
+
+def renumber(st: State, stock: bool = True) -> None:
+    """Number the copies of a two-deck game canonically (in place, on the engine's own copy):
+    hands by seat, loose cards, piles by side, then the stock top first, each take the lowest
+    copies still free, so that positions differing only in which copy lies where are equal.
+    ``stock=False`` when only cards outside the stock moved: the stock's copies stay."""
+    low = st.rules.deck.low
+    used = 0
+    hands = []
+    for h in st.hand_masks:
+        h = _lowest(h, used, low)
+        used |= h
+        hands.append(h)
+    st.hand_masks = tuple(hands)
+    st.loose_mask = _lowest(st.loose_mask, used, low)
+    used |= st.loose_mask
+    piles = []
+    for p in st.pile_masks:
+        p = _lowest(p, used, low)
+        used |= p
+        piles.append(p)
+    st.pile_masks = tuple(piles)
+    if stock and st.stock_ids:
+        ids = []
+        for c in st.stock_ids:
+            c &= ~1
+            if used >> c & 1:
+                c |= 1
+            used |= 1 << c
+            ids.append(c)
+        st.stock_ids = tuple(ids)
+
+
 # -- spec parsing ---------------------------------------------------------------------------
 
 def check_seed(seed: object) -> int | None:
@@ -332,7 +377,13 @@ class _Cards:
             cid = self.deck.parse(text)  # type: ignore[arg-type]
         except ValueError as e:
             raise ValueError(f"{field}: {e}") from None
+        if self.deck.copies > 1 and cid in self.where and cid + 1 not in self.where:
+            cid += 1  # two decks: a card named twice is both copies (V-kryp-values)
         if cid in self.where:
+            if self.deck.copies > 1:
+                raise ValueError(f"{field}: card {self.deck.names[cid]} named a third time (the "
+                                 f"two decks hold two copies; also in {self.where[cid]} and "
+                                 f"{self.where[cid + 1]})")
             raise ValueError(f"{field}: duplicate card {self.deck.names[cid]} "
                              f"(also in {self.where[cid]})")
         self.where[cid] = field
@@ -469,6 +520,8 @@ def _parse_spec(spec: object) -> State:
         setattr(st, name, value)
     for b in st.builds:
         _check_owner_holds(st, b)
+    if deck.copies > 1:
+        renumber(st)
     return st
 
 
