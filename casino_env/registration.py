@@ -4,7 +4,8 @@ imported here: this runs while gymnasium itself is being imported)."""
 from __future__ import annotations
 
 PRESET_IDS = {"casino": "Casino", "royal": "Royal", "dominican": "Dominican",
-              "hungarian": "Hungarian", "tuxedo": "Tuxedo", "spade": "Spade", "wippen": "Wippen"}
+              "hungarian": "Hungarian", "tuxedo": "Tuxedo", "spade": "Spade", "wippen": "Wippen",
+              "krypkasino": "Krypkasino"}
 
 
 def register_envs() -> None:

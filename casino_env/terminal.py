@@ -105,7 +105,7 @@ def board(state: State, viewer: int | None = None, labels: Sequence[str] | None 
 
     sides = side_names(st, labels)
     scores = Text("   ").join(Text(f"{name}: {score}") for name, score in zip(sides, st.scores))
-    scores.append(f"   · to {r.target}", style="dim")
+    scores.append(f"   · to {r.target}" + (", lowest wins" if r.penalties else ""), style="dim")
     if st.hand_points is not None:
         scores.append(f"   (last hand {list(st.hand_points)})", style="dim")
     grid.add_row("scores", scores)

@@ -637,7 +637,7 @@ def _generate_kryp(st, only: int | None) -> list[Move]:
         if not hand >> only & 1:
             raise ValueError(f"generate(only={only}): that card is not in the mover's hand")
         if only & 1 and hand >> (only - 1) & 1:
-            only -= 1  # the same card: its lower copy is the canonical one
+            return []  # the same card's lower copy is the one its moves play
         cards = [only]
     out: list[Move] = []
     make = Move.make
