@@ -429,7 +429,7 @@ def test_two_decks_spec_names_a_card_twice_for_both_copies():
 
 def test_two_decks_copies_are_canonical():
     """Two decks: whichever copy moved, the state numbers copies the one canonical way
-    (hands, table, piles, stock take the lowest copies in turn), so equal positions are
+    (stock, hands, table, piles take the lowest copies in turn), so equal positions are
     equal states."""
     st = mk([["5S", "KD"], ["5S", "2C"]], ["9H"])
     assert st.hand_masks[0] >> DOUBLE.index["5S"] & 1
@@ -552,3 +552,55 @@ def test_two_decks_random_play_invariants(players, partners):
 
     first = run()
     assert first == run()
+
+
+@pytest.mark.parametrize("players", [2, 3, 6])
+def test_two_decks_determinized_states_stay_whole(players):
+    """A seat's determinization (hidden copies dealt at random, its own ids kept) plays on
+    through deals without losing or doubling a card: the stock keeps its copies and the other
+    places share the rest."""
+    from casino_env.engine.view import PlayerView
+
+    st = new_game("krypkasino", players, seed=players)
+    rng = random.Random(players)
+    for _ in range(30):
+        st = apply_move(st, rng.choice(legal_moves(st)))
+    view = PlayerView(st, st.current)
+    for k in range(5):
+        det = view.determinize(random.Random(k))
+        det = apply_move(det, legal_moves(st)[0])  # a move of the real position
+        while det.hand_no == 0:
+            every = [c for h in det.hands for c in h] + det.loose + det.stock + \
+                [c for p in det.piles for c in p]
+            assert sorted(every, key=DECK2.index) == DECK2
+            det = apply_move(det, rng.choice(legal_moves(det)))
+        # 42 card points; every tabbe (none can be the hand's first move here) nets 0
+        assert sum(det.hand_points) == 42
+
+
+def test_two_decks_determinized_copy_moved_to_the_stock():
+    """The case that needs the stock-first numbering: seat 1 holds the second 5S; a
+    determinization may put seat 0's 5S into the stock, and play on from there must never put
+    a copy in two places or lose a card (40 determinizations, played to the hand's end)."""
+    from casino_env.engine.view import PlayerView
+
+    stock = ["9C", "9D", "8C", "8D", "7C", "7H", "4S", "6H"]
+    st = mk([["5S", "2H"], ["5S", "KD"]], ["3C"], stock=stock, current=1, dealer=0)
+    view = PlayerView(st, 1)
+    moved = 0
+    for k in range(40):
+        det = view.determinize(random.Random(k))
+        moved += "5S" in det.stock
+        det = apply_move(det, "KD trails")
+        rng = random.Random(k)
+        while det.hand_no == 0:
+            places = list(det.hand_masks) + [det.loose_mask] + list(det.pile_masks)
+            outside = 0
+            for m in places:
+                assert not m & outside  # no copy in two places
+                outside |= m
+            assert not any(outside >> c & 1 for c in det.stock_ids)
+            assert len(set(det.stock_ids)) == len(det.stock_ids)
+            assert outside.bit_count() + len(det.stock_ids) == 13
+            det = apply_move(det, rng.choice(legal_moves(det)))
+    assert moved  # the case did arise

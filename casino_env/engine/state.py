@@ -304,11 +304,29 @@ def _lowest(mask: int, used: int, low: int) -> int:
 
 def renumber(st: State, stock: bool = True) -> None:
     """Number the copies of a two-deck game canonically (in place, on the engine's own copy):
-    hands by seat, loose cards, piles by side, then the stock top first, each take the lowest
-    copies still free, so that positions differing only in which copy lies where are equal.
-    ``stock=False`` when only cards outside the stock moved: the stock's copies stay."""
+    the stock (top first), then the hands by seat, the loose cards and the piles by side each
+    take the lowest copies still free, so that positions differing only in which copy lies
+    where are equal. ``stock=False`` when only cards outside the stock moved: the stock keeps
+    its copies and the other places share the rest (found without reading the stock, so this
+    holds for any state whose places do not overlap, a determinized one included)."""
     low = st.rules.deck.low
-    used = 0
+    if stock:
+        used = 0
+        ids = []
+        for c in st.stock_ids:
+            c &= ~1
+            if used >> c & 1:
+                c |= 1
+            used |= 1 << c
+            ids.append(c)
+        st.stock_ids = tuple(ids)
+    else:  # everything not in a hand, on the table or in a pile (the stock, absent cards)
+        used = st.loose_mask
+        for m in st.hand_masks:
+            used |= m
+        for m in st.pile_masks:
+            used |= m
+        used = st.rules.deck.full & ~used
     hands = []
     for h in st.hand_masks:
         h = _lowest(h, used, low)
@@ -323,15 +341,6 @@ def renumber(st: State, stock: bool = True) -> None:
         used |= p
         piles.append(p)
     st.pile_masks = tuple(piles)
-    if stock and st.stock_ids:
-        ids = []
-        for c in st.stock_ids:
-            c &= ~1
-            if used >> c & 1:
-                c |= 1
-            used |= 1 << c
-            ids.append(c)
-        st.stock_ids = tuple(ids)
 
 
 # -- spec parsing ---------------------------------------------------------------------------
