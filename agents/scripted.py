@@ -122,8 +122,6 @@ class HeuristicAgent(Agent):
 
     def scores(self, view: PlayerView, moves: list[Move]) -> list[float]:
         """The evaluation of each move (higher is better)."""
-        if getattr(view.rules, "must_capture", False):
-            return self._kryp_scores(view, moves)
         p = self.params
         st = view.state
         r = st.rules
@@ -131,6 +129,8 @@ class HeuristicAgent(Agent):
         side = r.side(seat)
         n = r.players
         w_me = weights(r, st.pile_masks, side)
+        if getattr(r, "must_capture", False):
+            return self._kryp_scores(view, moves, w_me)
         # The next opponent to move and what it may hold.
         opp = next(((seat + k) % n for k in range(1, n) if r.side((seat + k) % n) != side),
                    (seat + 1) % n)
@@ -202,20 +202,16 @@ class HeuristicAgent(Agent):
             out.append(score)
         return out
 
-    def _kryp_scores(self, view: PlayerView, moves: list[Move]) -> list[float]:
+    def _kryp_scores(self, view: PlayerView, moves: list[Move], w_me: Weights) -> list[float]:
         """Krypkasino (penalties, V-kryp-play): the penalty points and sweep a move takes now
         (card values are negative there), plus what the next player's forced reply on the
         table left is expected to cost them and give us (``threat``: their least bad card
         among those they may hold, a sweep of theirs crediting us), and at the hand's end
-        the residue for the last capturer."""
-        p = self.params
-        st = view.state
+        the residue for the last capturer. ``w_me``: the card weights of the mover's side."""
+        p, st = self.params, view.state
         r = st.rules
-        seat = view.seat
-        side = r.side(seat)
-        n = r.players
-        nxt = (seat + 1) % n
-        w_me = weights(r, st.pile_masks, side)
+        seat, n = view.seat, r.players
+        side, nxt = r.side(seat), (seat + 1) % n
         w_opp = weights(r, st.pile_masks, r.side(nxt))
         sweep = rules_values(r).sweep_points  # negative: a tabbe costs its capturer
         hand = st.hand_masks[seat]

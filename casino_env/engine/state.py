@@ -327,20 +327,19 @@ def renumber(st: State, stock: bool = True) -> None:
         for m in st.pile_masks:
             used |= m
         used = st.rules.deck.full & ~used
-    hands = []
-    for h in st.hand_masks:
-        h = _lowest(h, used, low)
-        used |= h
-        hands.append(h)
-    st.hand_masks = tuple(hands)
-    st.loose_mask = _lowest(st.loose_mask, used, low)
-    used |= st.loose_mask
-    piles = []
-    for p in st.pile_masks:
-        p = _lowest(p, used, low)
-        used |= p
-        piles.append(p)
-    st.pile_masks = tuple(piles)
+    places = _lowest_all(st.hand_masks + (st.loose_mask,) + st.pile_masks, used, low)
+    n = len(st.hand_masks)
+    st.hand_masks, st.loose_mask, st.pile_masks = places[:n], places[n], places[n + 1:]
+
+
+def _lowest_all(masks: tuple, used: int, low: int) -> tuple:
+    """``_lowest`` of each mask in turn, each taking copies the ones before left free."""
+    out = []
+    for m in masks:
+        m = _lowest(m, used, low)
+        used |= m
+        out.append(m)
+    return tuple(out)
 
 
 # -- spec parsing ---------------------------------------------------------------------------
