@@ -454,6 +454,9 @@ def test_two_decks_notation_round_trip():
     assert made.deck is DOUBLE and made.taken_cards == ("5S", "5S", "10H")
     assert apply_move(st, made) == apply_move(st, m) == apply_move(st, str(m))
     assert Move("capture", "10C", ["5S", "10H"]).deck is STANDARD
+    one_deck = mk_for("casino")([["10C"], ["5D"]], ["5S", "10H"])
+    with pytest.raises(IllegalMoveError, match="names a card twice"):
+        apply_move(one_deck, made)
     with pytest.raises(ValueError, match="named more often"):
         parse_move("10C captures 5S+5S+5S", st)
 

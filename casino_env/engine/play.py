@@ -445,6 +445,9 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
         won = "" if state.winner is None else f" (side {state.winner} won)"
         return "C-game", f"the game is over{won}"
     if move.deck is not d and (move.played_mask or move.taken_mask):
+        if move.deck.copies > d.copies and move.deck.suits == d.suits:
+            return "C-deck", ("it names a card twice, as two copies, and this game has one of "
+                              f"each card (the {d.name} deck)")
         alien = move.played_mask | move.taken_mask
         return "C-deck", (f"{_cards(move.deck, alien)} "
                           f"{'is not a card' if alien.bit_count() == 1 else 'are not cards'} "
