@@ -50,7 +50,8 @@ class State:
     """One moment of a game. Read it; never assign to it (``apply_move`` returns a new one).
 
     Public: ``current`` (seat to move), ``scores`` (cumulative per side), ``hand_points``
-    (per side, last completed hand, or None), ``game_over``, ``winner`` (side or None),
+    (per side, last completed hand, or None), ``game_over``, ``winner`` (side or None; in
+    krypkasino, ``Rules.penalties``, scores are penalty points and the winner has the lowest),
     ``rules``, ``dealer``; cards as notation strings through ``hands``, ``table``, ``piles``,
     ``stock`` (and ``hand(seat)``, ``pile(side)``, ``stock_size``). The engine's own bitmask
     fields say so in their names: ``hand_masks``, ``loose_mask``, ``pile_masks``, ``stock_ids``
