@@ -5,12 +5,14 @@ a full legal-move list and a state copy per move. Under a greedy policy only cap
 trails are ever chosen, so this module plays them on plain ints: the best capture of each
 hand card (exact subset-sum packing), the build-keeping, owner-trail, face-card and
 Dominican no-trail rules, sweeps with cancelling, dealing from the stock, the residue, and
-the engine's own hand scoring at the end.
+the engine's own hand scoring at the end; with V-swazi-steal the ordered piles, whose tops the
+other sides take like loose cards.
 
 It covers the single-card-play rules (``casino``, ``royal``, ``dominican``, ``spade``,
-``wippen`` and the building switches that do not change captures); ``supported`` says when
-a variant needs the engine's rollouts instead. Tests check every move it makes against the
-engine's legal moves.
+``wippen``, ``swedish``, ``finnish`` and ``swazi`` -- their hand values, sweep limits,
+last-capture point, wins by earned points during play and pile tops -- and the building
+switches that do not change captures); ``supported`` says when a variant needs the engine's
+rollouts instead. Tests check every move it makes against the engine's legal moves.
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ from __future__ import annotations
 from functools import lru_cache
 
 from casino_env.engine import Rules, State
-from casino_env.engine.cards import bit_list
-from casino_env.engine.scoring import awards
+from casino_env.engine.cards import SPADE, bit_list
+from casino_env.engine.scoring import awards, earned, sweep_scores
 
 from .valuation import _groups, ace14, static_weights
 
@@ -30,7 +32,7 @@ except ImportError:  # pragma: no cover
 
 # Switches whose moves this simulator does not model (the engine plays those rollouts).
 UNSUPPORTED = ("multi_play", "build_as_card", "build_loose", "owner_may_trail", "orange_calls",
-               "earned", "nagy", "claims", "ulmann", "difference", "last_capture",
+               "nagy", "claims", "ulmann", "difference",
                "must_capture")  # (krypkasino's compulsory captures and two decks)
 
 
@@ -52,11 +54,11 @@ class SimRules:
 
     __slots__ = ("rules", "values", "rank", "rank_mask", "ace14", "cw", "dom_trail", "sweeps",
                  "cancel", "players", "side", "sides", "hand_size", "packs", "tables", "capv",
-                 "same_rank", "build", "max_value")
+                 "same_rank", "build", "max_value", "earned_wins", "spade")
 
     def __init__(self, rules: Rules, policy: str = "cards") -> None:
         self.rules = rules
-        self.values = rules.values
+        self.values = rules.values  # on the table (and in builds)
         self.rank = rules.deck.rank
         self.rank_mask = rules.deck.rank_mask
         self.ace14 = ace14(rules)
@@ -72,15 +74,18 @@ class SimRules:
         self.dom_trail = rules.dom_trail
         self.sweeps = rules.sweeps
         self.cancel = rules.cancel
+        self.earned_wins = rules.earned_wins  # V-earned: the game may end during the hand
+        self.spade = rules.deck.suit_mask[SPADE]
         self.players = rules.players
         self.side = tuple(rules.side(s) for s in range(rules.players))
         self.sides = rules.sides
         self.hand_size = getattr(rules, "hand_size", 4)
         self.packs: dict[int, tuple[float, int]] = {}  # (loose, value) -> best loose capture
         self.tables: dict[int, tuple] = {}  # loose -> (values, ids, reachable sums)
-        # Per card: the values it captures with (None: C-face) and the mask of its rank.
+        # Per card: the values it captures with from hand (None: C-face; V-fin-values) and
+        # the mask of its rank.
         self.capv = tuple(None if v is None else (1, 14) if v == 1 and self.ace14 else (v,)
-                          for v in self.values)
+                          for v in getattr(rules, "hand_values", self.values))
         self.same_rank = tuple(self.rank_mask[self.rank[c]] for c in range(rules.deck.size))
 
     def pack_one(self, loose: int, t: int) -> tuple[float, int]:
@@ -311,6 +316,7 @@ def simulate(st: State, side: int, game_bonus: float, fallback, policy: str = "c
               for b in st.builds]
     stock = list(st.stock_ids)
     piles = list(st.pile_masks)
+    order = [list(p) for p in st.pile_ids] if st.pile_ids else None  # V-swazi-steal
     sweeps = list(st.sweeps)
     last = st.last_capturer
     seat = st.current
@@ -342,7 +348,13 @@ def simulate(st: State, side: int, game_bonus: float, fallback, policy: str = "c
                 nxt = (dealer + 1) % n
             seat = nxt
             continue
-        mv = greedy_step(sr, hands[seat], loose, builds, seat)
+        items = loose
+        if order is not None:  # V-swazi-steal: the other sides' pile tops are items too
+            me = sides[seat]
+            for sd, p in enumerate(order):
+                if p and sd != me:
+                    items |= 1 << p[-1]
+        mv = greedy_step(sr, hands[seat], items, builds, seat)
         if mv is None:  # rare (an owner that must build): replay this hand with the engine
             return fallback(st)
         kind, c, tm = mv
@@ -350,6 +362,8 @@ def simulate(st: State, side: int, game_bonus: float, fallback, policy: str = "c
         if kind == 2:  # a new single build: tm carries the loose cards and the value
             value = tm >> 64
             tm &= (1 << 64) - 1
+            if order is not None:
+                _unstack(order, piles, tm)
             loose &= ~tm
             cards = tm | 1 << c
             builds.append((value, cards, seat, sum(cw[i] for i in bit_list(cards))))
@@ -358,12 +372,19 @@ def simulate(st: State, side: int, game_bonus: float, fallback, policy: str = "c
             loose &= ~tm
             if builds:
                 builds = [b for b in builds if not b[1] & tm]
+            if order is not None:
+                _unstack(order, piles, tm)
+                order[sd] += bit_list(tm) + [c]
             piles[sd] |= tm | 1 << c
             last = seat
-            if sr.sweeps and not loose and not builds:
+            if sr.sweeps and not loose and not builds and sweep_scores(r, st.scores, not stock):
                 sweeps[sd] += 1
                 if sr.cancel and all(sweeps):
                     sweeps = [k - 1 for k in sweeps]
+            if sr.earned_wins:  # V-earned: the capture may bring a side to the target
+                v = _earned_end(st, sr, piles, sweeps, side, sd, game_bonus)
+                if v is not None:
+                    return v
         else:
             loose |= 1 << c
         seat = (seat + 1) % n
@@ -373,24 +394,56 @@ def simulate(st: State, side: int, game_bonus: float, fallback, policy: str = "c
     for b in builds:
         residue |= b[1]
     piles[sides[taker]] |= residue
-    return _score(st, r, piles, sweeps, last, side, game_bonus)
+    return _score(st, r, piles, sweeps, None if last is None else sides[last], side,
+                  game_bonus)
 
 
-def _score(st: State, r: Rules, piles: list, sweeps: list, last, side: int,
+def _unstack(order: list, piles: list, taken: int) -> None:
+    """V-swazi-steal: the pile tops among ``taken`` leave their piles (in place)."""
+    for sd, p in enumerate(order):
+        if p and taken >> p[-1] & 1:
+            piles[sd] &= ~(1 << p.pop())
+
+
+def _score(st: State, r: Rules, piles: list, sweeps: list, last_side: int | None, side: int,
            game_bonus: float) -> float:
     start = tuple(st.scores)
     winner = None
     points = None
     if finish_hand is not None:
         try:
-            points, winner = finish_hand(r, start, tuple(piles), tuple(sweeps), st.met)
+            points, winner = finish_hand(r, start, tuple(piles), tuple(sweeps), st.met, (),
+                                         last_side)
         except TypeError:  # pragma: no cover - another engine version
             points = None
     if points is None:
         points = [0] * r.sides
-        for _, s, p in awards(r, tuple(piles), tuple(sweeps)):
+        for _, s, p in awards(r, tuple(piles), tuple(sweeps), (), last_side):
             points[s] += p
+    return _result(points, winner, side, game_bonus)
+
+
+def _result(points, winner: int | None, side: int, game_bonus: float) -> float:
+    """What ``side`` gained minus the best other side, +/- ``game_bonus`` if the game ended."""
     v = float(points[side] - max(p for s, p in enumerate(points) if s != side))
     if winner is not None and game_bonus:
         v += game_bonus if winner == side else -game_bonus
     return v
+
+
+def _earned_end(st: State, sr: SimRules, piles: list, sweeps: list, side: int, mover: int,
+                game_bonus: float) -> float | None:
+    """V-earned, as the engine plays it: the result if the points each side is sure of now
+    bring one to the target (the mover's side wins ties), else None."""
+    r = sr.rules
+    taken = 0
+    for p in piles:
+        taken |= p
+    left = (r.deck.size - taken.bit_count(), (sr.spade & ~taken).bit_count())
+    points = earned(r, tuple(piles), tuple(sweeps), (), left)
+    totals = [s + p for s, p in zip(st.scores, points)]
+    best = max(totals)
+    if best < r.target:
+        return None
+    tops = [s for s, t in enumerate(totals) if t == best]
+    return _result(points, mover if mover in tops else tops[0], side, game_bonus)

@@ -353,7 +353,8 @@ def encode_view(layout: Layout, view: PlayerView, out: np.ndarray) -> np.ndarray
     o = layout.offset
     n = view.rules.players
     for other in range(n):
-        out[o["hand_sizes"] + (other - view.seat) % n] = view.hand_sizes[other] / 8
+        out[o["hand_sizes"] + (other - view.seat) % n] = view.hand_sizes[other] / \
+            layout.hand_scale
     out[o["stock"]] = stock_feature(view.rules, view.stock_size)
     out[o["last_deal"]] = float(view.stock_size == 0)
     if view.cut is not None:  # V-hun-cut: the stock's bottom card the seat has seen

@@ -13,6 +13,7 @@ from math import comb
 from casino_env.engine import Move
 from casino_env.engine.cards import bit_list
 from casino_env.engine.moves import Items
+from casino_env.engine.scoring import sweep_scores
 from casino_env.engine.view import PlayerView
 
 from .base import Agent, check_number
@@ -91,6 +92,11 @@ class HeuristicAgent(Agent):
     + builds we own that the opponent is unlikely to take (we hold the capturing card)
     + a little for what our remaining cards can take next turn
     + the residue at the end of the hand when we will be the last capturer.
+
+    Under V-swazi-steal a pile top taken from another side also counts what that side loses,
+    the opponent's reply may take our pile's top (and the other sides' tops) like a loose
+    card, and a valuable card left on top of our pile counts against the move by the odds
+    that the opponent holds its rank.
     """
 
     name = "heuristic"
@@ -142,8 +148,11 @@ class HeuristicAgent(Agent):
         opp_cards = view.hand_sizes[opp]
         last_deal = view.stock_size == 0
         others_empty = all(view.hand_sizes[s] == 0 for s in range(n) if s != seat)
-        sweep_pts = rules_values(r).sweep_points
+        # V-fin-score: a sweep made now may count nothing (last deal, a side on 10).
+        sweeps_count = sweep_scores(r, st.scores, last_deal)
+        sweep_pts = rules_values(r).sweep_points if sweeps_count else 0.0
         last_pts = rules_values(r).last_capture_points
+        steal = _Steal(view, side, opp_side) if st.pile_ids else None
         out = []
         for m in moves:
             rest = hand & ~m.played_mask
@@ -152,6 +161,10 @@ class HeuristicAgent(Agent):
             for b in builds:
                 left |= b.cards
             score = 0.0
+            exposed = 0  # V-swazi-steal: the pile tops the opponent may take after the move
+            if steal is not None:
+                gain, exposed, guard = steal.effect(m, w_me, n_unseen, opp_cards)
+                score += gain - p.threat * guard
             if m.kind == "capture":
                 got = m.played_mask | m.taken_mask
                 score += w_me.value(got) + p.per_card * got.bit_count()
@@ -176,8 +189,9 @@ class HeuristicAgent(Agent):
                 out.append(score)
                 continue
             certain = tuple(b.value for b in builds if b.owner == opp)
-            if h and left:
-                score -= p.threat * threat(r, loose, builds, unseen, h, certain, w_opp)
+            if h and (left or exposed):
+                score -= p.threat * threat(r, loose | exposed, builds, unseen, h, certain,
+                                           w_opp, sweeps_count)
             # Builds we own: taken next turn unless the opponent holds the value.
             for b in builds:
                 if b.owner != seat:
@@ -275,7 +289,7 @@ def forced_reply(r, loose: int, unseen: int, h: int, w_opp: Weights, sweep: floa
     n = unseen.bit_count()
     if h <= 0 or n < h:
         return 0.0
-    items = Items(loose, r.table_values, False)
+    items = Items(loose, r.values, False)  # on the table (an Ace 1)
     deck = r.deck
     options: list[tuple[float, float, int]] = []  # (their value, our gain, unseen cards)
     for rank in range(1, deck.ranks + 1):
@@ -283,7 +297,7 @@ def forced_reply(r, loose: int, unseen: int, h: int, w_opp: Weights, sweep: floa
         if not cards:
             continue
         probe = bit_list(cards)[0]
-        v = r.values[probe]
+        v = r.hand_values[probe]  # from hand (V-kryp-values: an Ace 14)
         sets = items.groups(v)
         if not sets:
             options.append((0.0, 0.0, cards.bit_count()))
@@ -311,3 +325,40 @@ def forced_reply(r, loose: int, unseen: int, h: int, w_opp: Weights, sweep: floa
         total += ours * (none_before - none_now)
         none_before = none_now
     return total
+
+
+class _Steal:
+    """V-swazi-steal for the heuristic: what a move's pile tops are worth. ``effect`` gives
+    (what the sides robbed lose, the pile tops the next opponent may take after the move, and
+    the expected loss of our own top to that opponent)."""
+
+    __slots__ = ("view", "side", "opp_side", "tops", "weights")
+
+    def __init__(self, view: PlayerView, side: int, opp_side: int) -> None:
+        st = view.state
+        self.view, self.side, self.opp_side = view, side, opp_side
+        self.tops = {s: ids[-1] for s, ids in enumerate(st.pile_ids) if ids}
+        self.weights = {s: weights(st.rules, st.pile_masks, s) for s in self.tops}
+
+    def effect(self, m: Move, w_me: Weights, n_unseen: int, opp_cards: int
+               ) -> tuple[float, int, float]:
+        gain = 0.0
+        exposed = 0
+        for s, c in self.tops.items():
+            if m.taken_mask >> c & 1:
+                gain += self.weights[s].value(1 << c)  # the robbed side loses the card
+            elif s not in (self.side, self.opp_side):
+                exposed |= 1 << c  # a third side's top stays takeable
+        if m.kind == "capture":  # the played card is our new top
+            top = m.played_mask & -m.played_mask
+        else:
+            c = self.tops.get(self.side)
+            top = 0 if c is None else 1 << c
+        guard = 0.0
+        if top:
+            exposed |= top
+            r = self.view.rules
+            rank = r.deck.rank_mask[r.deck.rank[top.bit_length() - 1]]
+            grp = (self.view.unseen & rank).bit_count()
+            guard = hold_probability(n_unseen, opp_cards, grp) * w_me.value(top)
+        return gain, exposed, guard

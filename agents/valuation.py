@@ -35,7 +35,7 @@ class RulesValues:
     """Per-rules constants: card-specific points and the majority items (cached per Rules)."""
 
     __slots__ = ("rules", "direct", "direct_terms", "majorities", "sweep_points",
-                 "last_capture_points", "ranks")
+                 "last_capture_points", "ranks", "groups")
 
     def __init__(self, rules: Rules) -> None:
         deck = rules.deck
@@ -76,6 +76,16 @@ class RulesValues:
         self.last_capture_points = sign * pts.last_capture
         # Card ids grouped by rank (index = rank), to reason about what an opponent may hold.
         self.ranks = deck.rank_mask
+        # (rank, cards) groups that capture alike: the ranks, with Finnish 2S and 10D apart
+        # from their rank (V-fin-values: they capture as 15 and 16 from hand).
+        hand = getattr(rules, "hand_values", rules.values)
+        groups = []
+        for rank in range(1, deck.ranks + 1):
+            by_value: dict = {}
+            for c in bit_list(deck.rank_mask[rank]):
+                by_value[hand[c]] = by_value.get(hand[c], 0) | 1 << c
+            groups += [(rank, m) for m in by_value.values()]
+        self.groups = tuple(groups)
 
 
 _RULES_CACHE: dict[Rules, RulesValues] = {}
@@ -176,8 +186,9 @@ def value_rank(value: int) -> int:
 
 
 def capture_values(rules: Rules, card: int) -> tuple[int, ...]:
-    """Capture values a card may use (a Royal Ace 1 or 14); () for a C-face card."""
-    v = rules.values[card]
+    """Capture values a card may use from hand (a Royal Ace 1 or 14; V-fin-values); () for a
+    C-face card."""
+    v = getattr(rules, "hand_values", rules.values)[card]
     if v is None:
         return ()
     if v == 1 and ace14(rules):
@@ -302,30 +313,31 @@ def hold_probability(unseen: int, hand: int, group: int) -> float:
 
 
 def threat(rules: Rules, loose: int, builds: tuple, unseen: int, hand_size: int,
-           certain_values: tuple[int, ...], w: Weights) -> float:
+           certain_values: tuple[int, ...], w: Weights, sweeps: bool = True) -> float:
     """Expected points of the best capture an opponent holding ``hand_size`` random cards
-    out of ``unseen`` can make on this table, plus a sweep's worth if it clears it.
-    ``certain_values``: build values the opponent is known to hold a card for."""
+    out of ``unseen`` can make on this table, plus a sweep's worth if it clears it (and
+    ``sweeps``: a sweep would count now). ``certain_values``: build values the opponent is
+    known to hold a card for."""
     if hand_size <= 0 or not (loose or builds):
         return 0.0
-    deck = rules.deck
     full_table = table_mask(loose, builds)
     table = Table(rules, loose)
-    rank_mask = deck.rank_mask
+    rv = rules_values(rules)
+    sweep = rv.sweep_points if sweeps else 0.0
     options: list[tuple[float, int]] = []  # (value, number of unseen cards giving it)
     sure = 0.0
-    for rank in range(1, deck.ranks + 1):
-        cards = unseen & rank_mask[rank]
+    for rank, group in rv.groups:
+        cards = unseen & group
         certain = any(value_rank(v) == rank for v in certain_values)
         if not cards and not certain:
             continue
-        probe = bit_list(cards or rank_mask[rank])[0]
+        probe = bit_list(cards or group)[0]
         val, m = best_capture(rules, loose, builds, probe, w, table)
         if not m:
             continue
         val += w.value(cards) / max(1, cards.bit_count())  # the card played joins their pile
         if m == full_table:
-            val += rules_values(rules).sweep_points
+            val += sweep
         if certain:
             sure = max(sure, val)
         elif cards:

@@ -14,7 +14,7 @@ import numpy as np
 from .engine.cards import bit_list
 from .engine.moves import generate, legal_moves, playable_cards
 from .engine.rules import POINT_ITEMS, PRESETS, SWITCH_TYPES
-from .engine.state import State
+from .engine.state import State, stealable
 from .engine.view import cut_card, exposed_seats
 
 N_CARDS = 52
@@ -112,9 +112,12 @@ def describe_compose_action(a: int, deck=None) -> str:
 
 
 def item_mask(st: State) -> int:
-    """The card ids that stand for table items in compose mode: each loose card, and each
-    build by its lowest card (so the items a move takes are ``taken_mask & item_mask``)."""
+    """The card ids that stand for table items in compose mode: each loose card, each build
+    by its lowest card, and the pile tops the mover may take (V-swazi-steal; a card id is in
+    one place only), so that the items a move takes are ``taken_mask & item_mask``."""
     rep = st.loose_mask
+    if st.pile_ids:
+        rep |= stealable(st, st.current)
     for b in st.builds:
         rep |= b.cards & -b.cards
     return rep
@@ -328,13 +331,24 @@ class Layout:
             add("piles", N_CARDS, "captured cards: 1 by my side, -1 by another side")
         else:
             add("piles", s * N_CARDS, "row k: cards captured by side (my side + k)")
+        if rules.steal:  # V-swazi-steal: the piles are face-up stacks
+            if self.compact:
+                add("pile_tops", N_CARDS, "the order of the piles (V-swazi-steal): a card d "
+                    "deep in its pile 1/(d+1) (the top 1, the card beneath 1/2, ...), "
+                    "positive in my side's pile, negative in another side's")
+            else:
+                add("pile_tops", s * N_CARDS, "row k: the order of side (my side + k)'s pile "
+                    "(V-swazi-steal): a card d deep 1/(d+1) (the top 1, the card beneath "
+                    "1/2, ...)")
         if not self.compact or rules.nagy:
             add("known_hands", (n - 1) * N_CARDS, "row k: cards of seat (me + k + 1) I can "
                 "see (exposed hands; zero otherwise)")
         if rules.cut:
             add("cut", N_CARDS, "the stock's bottom card, shown to the non-dealer while it is "
                 "in the stock (V-hun-cut; zero for the dealer)")
-        add("hand_sizes", n, "cards in hand per relative seat / 8")
+        # (8 holds every preset's deal but swazi's 12 and 16 cards, V-swazi-deal)
+        self.hand_scale = max(8, rules.hand_size)
+        add("hand_sizes", n, f"cards in hand per relative seat / {self.hand_scale}")
         add("stock", 1, "cards left in the stock / 52 (two decks: / 104)")
         add("last_deal", 1, "1 when the stock is empty (the last deal is in hand)")
         add("dealer", n, "dealer, relative seat one-hot")
@@ -477,9 +491,11 @@ class Layout:
             else:
                 for c in bit_list(others):
                     out[op + c] = -1.0
+        if st.pile_ids:
+            self._pile_order(st, my_side, out)
         oh = o["hand_sizes"]
         for other in range(n):
-            out[oh + (other - seat) % n] = st.hand_masks[other].bit_count() / 8
+            out[oh + (other - seat) % n] = st.hand_masks[other].bit_count() / self.hand_scale
         if st.events:
             ob_ = o["bonus"]
             for side, _, pts in st.events:
@@ -508,6 +524,16 @@ class Layout:
         if not self.compact:
             ov = o["variant"]
             out[ov:ov + len(self.static)] = self.static
+
+    def _pile_order(self, st: State, my_side: int, out: np.ndarray) -> None:
+        """V-swazi-steal: the ``pile_tops`` segment, each pile's cards by depth."""
+        start, s = self.offset["pile_tops"], st.rules.sides
+        for side, ids in enumerate(st.pile_ids):
+            k = (side - my_side) % s
+            base = start if self.compact else start + k * N_CARDS
+            sign = -1.0 if self.compact and k else 1.0
+            for depth, c in enumerate(reversed(ids)):
+                out[base + c] = sign / (depth + 1)
 
     def encode_compose(self, st: State, prefix: list[int], out: np.ndarray) -> None:
         """Write the move composed so far into ``out``, a fresh copy of ``encode``'s output

@@ -338,6 +338,8 @@ def _panel(out: list, st: State, height: int, note: str | None) -> None:
     add("piles", 15, TEXT, True)
     for side, pile in enumerate(st.pile_masks):
         text = f"side {side}: {pile.bit_count()} cards"
+        if st.pile_ids and pile:  # V-swazi-steal: the face-up top another side may take
+            text += f", top {st.pile_top(side)}"
         if r.sweeps:
             text += f", {st.sweeps[side]} sweep{'s' if st.sweeps[side] != 1 else ''}"
         add(text)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 PRESET_IDS = {"casino": "Casino", "royal": "Royal", "dominican": "Dominican",
               "hungarian": "Hungarian", "tuxedo": "Tuxedo", "spade": "Spade", "wippen": "Wippen",
+              "swedish": "Swedish", "finnish": "Finnish", "swazi": "Swazi",
               "krypkasino": "Krypkasino"}
 
 

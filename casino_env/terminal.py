@@ -136,10 +136,11 @@ def board(state: State, viewer: int | None = None, labels: Sequence[str] | None 
                          style="dim")
         grid.add_row(label, cards)
 
-    piles = "   ".join(f"side {i}: {p.bit_count()} cards"
-                       + (f", {st.sweeps[i]} sweeps" if r.sweeps else "")
-                       for i, p in enumerate(st.pile_masks))
-    grid.add_row("piles", Text(piles))
+    piles = Text("   ").join(
+        Text(f"side {i}: {p.bit_count()} cards" + (f", {st.sweeps[i]} sweeps" if r.sweeps else ""))
+        + (Text(", top ") + card_text(deck, st.pile_ids[i][-1]) if st.pile_ids and p else Text())
+        for i, p in enumerate(st.pile_masks))  # V-swazi-steal: the face-up tops
+    grid.add_row("piles", piles)
     grid.add_row("stock", Text(f"{stock} cards" + (" (last deal)" if not stock else "")))
     if st.events:
         grid.add_row("in play", Text(", ".join(f"side {side} {item} {pts:+d}"

@@ -45,15 +45,18 @@ def configs(players=(2, 3, 4)):
 
 
 def random_states(variant, players, partnerships, count, seed=0, mid_game=True):
-    """States met in seeded random play (the mix an RL agent sees)."""
+    """States met in seeded random play (the mix an RL agent sees); ``mid_game``: only states
+    with cards left in the stock, where a hand has more than one deal (in swazi with 3 or 4
+    players everything is dealt at once, V-swazi-deal: then every state counts)."""
     rng = random.Random(seed)
     st = new_game(variant, players, seed=seed, partnerships=partnerships)
+    one_deal = not st.stock_ids  # (a fresh hand: its first deal made)
     out = []
     while len(out) < count:
         if st.game_over:
             st = new_game(variant, players, seed=rng.randrange(2**62), partnerships=partnerships)
         moves = legal_moves(st)
-        if not mid_game or st.stock_ids:
+        if not mid_game or st.stock_ids or one_deal:
             out.append(st)
         st = apply_move(st, rng.choice(moves))
     return out

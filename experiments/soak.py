@@ -1,6 +1,7 @@
 """Soak run: many random hands per preset with the engine's invariants checked at every move.
 
-Checks at every decision: every card is in exactly one place (hands, table, stock, piles);
+Checks at every decision: every card is in exactly one place (hands, table, stock, piles;
+under V-swazi-steal each pile's order holds exactly its cards);
 each build's owner holds a card of its value and no two builds share a value; there is at
 least one legal move and none twice; the chosen move applies; a sample of moves is checked not
 to change its input state. Records the slowest legal-move generations met and re-times them
@@ -47,6 +48,16 @@ def check(st) -> None:
         assert not seen >> c & 1, "a stock card is elsewhere too"
         seen |= 1 << c
     assert seen == r.deck.full and total + len(st.stock_ids) == r.deck.size, "cards lost"
+    if r.steal:  # V-swazi-steal: each ordered pile holds exactly its pile's cards, once each
+        assert len(st.pile_ids) == r.sides, "an ordered pile is missing"
+        for ids, mask in zip(st.pile_ids, st.pile_masks):
+            order = 0
+            for c in ids:
+                assert not order >> c & 1, "a card is twice in an ordered pile"
+                order |= 1 << c
+            assert order == mask, "an ordered pile and its cards differ"
+    else:
+        assert st.pile_ids == (), "an unordered game keeps ordered piles"
     values = [b.value for b in st.builds]
     assert len(values) == len(set(values)), "two builds share a value (C-one-per-value)"
     for b in st.builds:

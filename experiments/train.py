@@ -45,6 +45,19 @@ except the final evaluation):
    ``runs/train/<name>``); checkpoints and TensorBoard logs to ``--runs`` (default
    ``runs/train/<name>`` too, as ``checkpoints/`` and ``tb/``). ``runs/`` is not kept in git.
 
+Fine-tuning a trained model (issue 17 item 2; docs/baselines.md, "Fine-tuning after
+cloning"): ``ppo.init_model = "<model.zip or its folder>"`` starts PPO from that model's
+policy and value weights instead of cloning (``bc.decisions`` must be 0; the model's
+environment and network must be the config's). ``ppo.value_warmup_steps`` = N: the PPO
+iterations of the first N steps update only the critic; ``ppo.kl_anchor`` = beta adds
+beta * KL(pi_start || pi) on each minibatch's states to PPO's loss, pi_start being the policy
+PPO started from (``experiments.finetune.FineTunePPO``); ``ppo.value_warmup_learning_rate``
+is the learning rate of the warm-up iterations (default: the run's). Every run writes
+``ppo_diagnostics.csv``/``.png`` (one row per PPO iteration: the critic's explained variance,
+KL to the start policy, share of argmax moves changed, entropy, clip fraction, losses, mean
+|advantage|); ``run.save_every`` = N keeps a copy of the model every N steps in
+``<out>/models/step_<n>/``. With their defaults (none, 0, 0.0, 0) a run is what it was.
+
 ``run.from_scratch = true`` marks a config as reinforcement learning from scratch and makes
 ``train`` refuse it if it gives the learner any scripted agent's knowledge (hints, a
 duplicate baseline, behaviour cloning, a heuristic prior); scripted agents may only be
@@ -97,8 +110,10 @@ from stable_baselines3.common.logger import configure as configure_logger
 from stable_baselines3.common.vec_env import VecEnv
 
 from agents.ppo import (
+    ENV_KEYS,
     MoveScoringPolicy,
     PPOAgent,
+    env_config_path,
     save_env_config,
     scorer_segments,
     snapshot_policy,
@@ -109,6 +124,7 @@ from casino_env.engine.rules import make_rules
 from experiments import bc
 from experiments.checkpoint_files import publish
 from experiments.curves import Metric, plot_steps_and_minutes, write_table
+from experiments.finetune import DIAG_FIELDS, FineTunePPO, plot_diagnostics
 from experiments.stats import summarize_pair
 from experiments.train_env import make_train_vec_env
 
@@ -130,14 +146,15 @@ DEFAULTS: dict[str, Any] = {
             "n_steps": 128, "batch_size": 512, "n_epochs": 4, "learning_rate": 3e-4,
             "learning_rate_final": None, "gamma": 1.0, "gae_lambda": 0.95,
             "clip_range": 0.2, "ent_coef": 0.01, "vf_coef": 0.5, "max_grad_norm": 0.5,
-            "target_kl": None},
+            "target_kl": None, "init_model": "", "value_warmup_steps": 0,
+            "value_warmup_learning_rate": None, "kl_anchor": 0.0},
     "opponents": {"pool": {"heuristic": 1, "greedy": 1, "random": 1}, "snapshot_every": 0,
                   "snapshots": 4, "snapshot_deterministic": False},
     "eval": {"every": 100_000, "hands": {"random": 100, "greedy": 200, "heuristic": 200},
              "final_hands": {"random": 1000, "greedy": 1000, "heuristic": 1000},
              "seed": 1234, "final_seed": 98765},
     "run": {"seed": 0, "name": "", "from_scratch": False, "time_limit_minutes": 55.0,
-            "checkpoint_every": 250_000, "checkpoint_minutes": 10.0,
+            "checkpoint_every": 250_000, "checkpoint_minutes": 10.0, "save_every": 0,
             "progress": True, "verbose": True},
 }
 SCRIPTED = ("random", "greedy", "heuristic", "search")
@@ -149,7 +166,7 @@ KEEP_CHECKPOINTS = 2  # checkpoints kept under <runs>/checkpoints (the newest)
 RESUMABLE_CHANGES = {("ppo", "timesteps"), ("run", "time_limit_minutes"),
                      ("run", "checkpoint_every"), ("run", "checkpoint_minutes"),
                      ("run", "progress"), ("run", "verbose"), ("eval", "final_hands"),
-                     ("eval", "final_seed")}
+                     ("eval", "final_seed"), ("run", "save_every")}
 
 
 class RunStateError(Exception):
@@ -206,10 +223,43 @@ def check_from_scratch(cfg: dict) -> None:
     if float(pol.get("prior_temperature") or 0.0) > 0:
         problems.append(f"policy.prior_temperature = {pol['prior_temperature']} starts the "
                         "policy from the heuristic's move scores")
+    if cfg["ppo"].get("init_model"):
+        problems.append(f"ppo.init_model = {cfg['ppo']['init_model']!r} starts from a trained "
+                        "model's weights")
     if problems:
         raise ValueError("run.from_scratch = true, but " + "; ".join(problems) + ". A "
                          "from-scratch run may use scripted agents only as opponents and "
                          "evaluators.")
+
+
+def check_fine_tuning(cfg: dict) -> None:
+    """The fine-tuning settings make sense together: ``ppo.init_model`` (PPO from a trained
+    model's weights) excludes behaviour cloning, which would start from scratch again;
+    ``ppo.value_warmup_steps`` >= 0, ``ppo.value_warmup_learning_rate`` > 0 (or unset) and
+    ``ppo.kl_anchor`` >= 0."""
+    p, b = cfg["ppo"], cfg["bc"]
+    if p.get("init_model"):
+        cloning = [f"bc.decisions = {b['decisions']}" if int(b.get("decisions") or 0) else "",
+                   f"bc.load_demos = {b['load_demos']!r}" if b.get("load_demos") else "",
+                   f"bc.dagger_rounds = {b['dagger_rounds']}"
+                   if int(b.get("dagger_rounds") or 0) else ""]
+        cloning = [c for c in cloning if c]
+        if cloning:
+            raise ValueError(f"ppo.init_model = {p['init_model']!r} fine-tunes a trained model "
+                             f"with PPO, but {', '.join(cloning)} would clone a teacher first; "
+                             "set bc.decisions = 0 (--bc-decisions 0) to fine-tune the model "
+                             "as it is")
+    steps = p.get("value_warmup_steps") or 0
+    if not isinstance(steps, int) or isinstance(steps, bool) or steps < 0:
+        raise ValueError(f"ppo.value_warmup_steps must be a whole number of steps >= 0, got "
+                         f"{steps!r}")
+    lr = p.get("value_warmup_learning_rate")
+    if lr is not None and (isinstance(lr, bool) or not isinstance(lr, (int, float))
+                           or not lr > 0):
+        raise ValueError(f"ppo.value_warmup_learning_rate must be a number > 0, got {lr!r}")
+    beta = p.get("kl_anchor") or 0.0
+    if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not beta >= 0:
+        raise ValueError(f"ppo.kl_anchor must be a number >= 0, got {beta!r}")
 
 
 # -- configuration -------------------------------------------------------------------------------
@@ -306,8 +356,9 @@ def weighted_pool(weights: dict[str, float], snapshots: Sequence[object] = ()) -
     return pool
 
 
-def build_model(cfg: dict, venv, tensorboard_log: str | None, seed: int) -> MaskablePPO:
-    """MaskablePPO with ``MoveScoringPolicy`` (enumerate) or an MLP policy (compose)."""
+def build_model(cfg: dict, venv, tensorboard_log: str | None, seed: int) -> FineTunePPO:
+    """MaskablePPO (``FineTunePPO``: with the defaults, sb3's own training step plus
+    diagnostics) with ``MoveScoringPolicy`` (enumerate) or an MLP policy (compose)."""
     p, pol, e = cfg["ppo"], cfg["policy"], cfg["env"]
     lr0, lr1 = p["learning_rate"], p.get("learning_rate_final")
     lr = lr0 if lr1 is None else (lambda progress: lr1 + (lr0 - lr1) * progress)
@@ -326,13 +377,104 @@ def build_model(cfg: dict, venv, tensorboard_log: str | None, seed: int) -> Mask
     else:
         policy = "MlpPolicy"
         policy_kwargs = {"net_arch": list(pol["net_arch"])}
-    return MaskablePPO(policy, venv, learning_rate=lr, n_steps=p["n_steps"],
+    return FineTunePPO(policy, venv, learning_rate=lr, n_steps=p["n_steps"],
                        batch_size=p["batch_size"], n_epochs=p["n_epochs"], gamma=p["gamma"],
                        gae_lambda=p["gae_lambda"], clip_range=p["clip_range"],
                        ent_coef=p["ent_coef"], vf_coef=p["vf_coef"],
                        max_grad_norm=p["max_grad_norm"], target_kl=p.get("target_kl"),
                        policy_kwargs=policy_kwargs, tensorboard_log=tensorboard_log,
-                       seed=seed, device="cpu", verbose=0)
+                       seed=seed, device="cpu", verbose=0,
+                       **fine_tuning_kwargs(cfg))
+
+
+def fine_tuning_kwargs(cfg: dict) -> dict:
+    """``FineTunePPO``'s settings from the config (``ppo.value_warmup_steps``,
+    ``value_warmup_learning_rate``, ``kl_anchor``)."""
+    p = cfg["ppo"]
+    lr = p.get("value_warmup_learning_rate")
+    return {"value_warmup_steps": int(p.get("value_warmup_steps") or 0),
+            "value_warmup_learning_rate": None if lr is None else float(lr),
+            "kl_anchor": float(p.get("kl_anchor") or 0.0)}
+
+
+def _model_file(path: str | Path) -> Path:
+    """``path`` as a model file: a folder means its ``model.zip``; ``x`` may stand for
+    ``x.zip`` (MaskablePPO.load's convention)."""
+    p = Path(path)
+    if p.is_dir():
+        return p / "model.zip"
+    if not p.exists() and p.suffix != ".zip" and Path(f"{p}.zip").is_file():
+        return Path(f"{p}.zip")
+    return p
+
+
+def _normal_env(config: dict) -> dict:
+    """A model's environment settings with the defaults filled in (older side-cars omit
+    ``observation``; ``switches`` may be null)."""
+    out = {k: config.get(k) for k in ENV_KEYS}
+    out["observation"] = out["observation"] or "full"
+    out["switches"] = dict(out["switches"] or {})
+    out["hints"] = out["hints"] or None
+    return out
+
+
+def _architecture(policy) -> dict:
+    """What must match for a policy's weights to mean the same in another: its class, its
+    observation and action spaces and its network settings."""
+    params = policy._get_constructor_parameters()
+    arch = {"policy class": type(policy).__name__,
+            "observation space": str(policy.observation_space),
+            "action space": str(policy.action_space)}
+    if "scorer_kwargs" in params:
+        kw = dict(params["scorer_kwargs"])
+        kw.pop("segments", None)  # follows from the variant, compared with the environment
+        arch.update({f"policy.{k}": v for k, v in sorted(kw.items()) if k != "deck_size"})
+    else:
+        arch["policy.net_arch"] = params.get("net_arch")
+    return arch
+
+
+def load_init_model(model: MaskablePPO, cfg: dict) -> dict:
+    """Put the policy (actor and critic) weights of ``ppo.init_model`` into ``model``: PPO
+    then fine-tunes that model (a fresh optimizer; the learner's step counter starts at 0).
+    The model must have been trained on the config's environment (its ``model.json``) with
+    the config's network; a difference is a ValueError naming the settings. Returns what
+    the training log records (the path, the file's SHA-256)."""
+    import hashlib
+
+    given = str(cfg["ppo"]["init_model"])
+    path = _model_file(given)
+    where = f"ppo.init_model = {given!r}"
+    if not path.is_file():
+        raise ValueError(f"{where}: no model file {path}")
+    side = env_config_path(path)
+    if side.is_file():
+        saved = _normal_env(json.loads(side.read_text()))
+        now = _normal_env(env_config(cfg))
+        diff = [f"env.{k} ({saved[k]!r} in the model, {now[k]!r} in the config)"
+                for k in ENV_KEYS if saved[k] != now[k]]
+        if diff:
+            raise ValueError(f"{where} was trained on another environment: {'; '.join(diff)}")
+    states = rng_states()  # loading reseeds the global generators with the model's seed
+    try:
+        src = MaskablePPO.load(path, device="cpu")
+    except Exception as exc:  # a corrupt or foreign file: sb3 raises many kinds
+        raise ValueError(f"{where}: {path} does not load as a MaskablePPO model: "
+                         f"{type(exc).__name__}: {exc}") from exc
+    finally:
+        set_rng_states(states)
+    a, b = _architecture(src.policy), _architecture(model.policy)
+    diff = [f"{k} ({a.get(k)!r} in the model, {b.get(k)!r} in the config)"
+            for k in dict.fromkeys([*a, *b]) if a.get(k) != b.get(k)]
+    if diff:
+        raise ValueError(f"{where} has another network: {'; '.join(diff)}")
+    try:
+        model.policy.load_state_dict(src.policy.state_dict())
+    except RuntimeError as exc:
+        raise ValueError(f"{where}: its weights do not fit the config's network: {exc}") \
+            from exc
+    return {"path": given, "file": str(path),
+            "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
 
 
 # -- evaluation ---------------------------------------------------------------------------------
@@ -369,6 +511,13 @@ CURVE_FIELDS = ("timesteps", "minutes", "phase", "opponent", "hands", "wins", "d
 def write_curve(rows: list[dict], out: Path) -> None:
     """``learning_curve.csv`` and ``learning_curve.png`` (win rate per opponent over time)."""
     write_table(out, "learning_curve", CURVE_FIELDS, rows, plot_curve)
+
+
+def write_diagnostics(rows: list[dict], out: Path) -> None:
+    """``ppo_diagnostics.csv`` and ``.png``: one row per PPO iteration (``FineTunePPO``:
+    the critic's explained variance, KL to the start policy, entropy, clip fraction, ...)."""
+    if rows:
+        write_table(out, "ppo_diagnostics", DIAG_FIELDS, rows, plot_diagnostics)
 
 
 BC_FIELDS = ("epoch", "train_ce", "holdout_ce", "holdout_accuracy", "train_value_mse",
@@ -441,6 +590,7 @@ class RunState:
     next_snapshot: int = 0
     next_eval: int = 0
     next_checkpoint: int = 0
+    next_save: int = 0
     last_checkpoint_seconds: float = 0.0
     finished: bool = False
     stopped_by_time: bool = False
@@ -453,24 +603,28 @@ class RunState:
         o, ev, r = cfg["opponents"], cfg["eval"], cfg["run"]
         return cls(next_snapshot=int(o.get("snapshot_every") or 0),
                    next_eval=int(ev.get("every") or 0),
-                   next_checkpoint=int(r.get("checkpoint_every") or 0))
+                   next_checkpoint=int(r.get("checkpoint_every") or 0),
+                   next_save=int(r.get("save_every") or 0))
 
 
 @dataclass
 class Checkpoint:
-    """One checkpoint folder read back: its run state, config, learning-curve rows and
-    training log (the model, snapshots and random states stay on disk until loaded)."""
+    """One checkpoint folder read back: its run state, config, learning-curve rows,
+    training log and PPO diagnostics (the model, snapshots and random states stay on disk
+    until loaded)."""
 
     path: Path
     state: RunState
     config: dict
     curve: list[dict]
     log: dict
+    diagnostics: list[dict] = field(default_factory=list)
 
     @classmethod
     def read(cls, path: Path) -> Checkpoint:
         data = json.loads((path / "state.json").read_text())
-        return cls(path, RunState(**data["state"]), data["config"], data["curve"], data["log"])
+        return cls(path, RunState(**data["state"]), data["config"], data["curve"], data["log"],
+                   data.get("diagnostics") or [])
 
 
 CHECKPOINT = re.compile(r"step_(\d+)$")
@@ -511,7 +665,9 @@ def write_checkpoint(root: Path, model: MaskablePPO, cfg: dict, snapshots: Seque
                      keep: int = KEEP_CHECKPOINTS) -> Path:
     """Write ``root/step_<steps>``: the model with its optimizer state (``model.zip`` and
     ``model.json``, so that ``ppo:<folder>`` plays it), the self-play snapshots' weights,
-    the random generators' states and ``state.json`` (run state, config, curve rows, log).
+    the policy PPO started from (``start_policy.pt``, for the KL anchor and diagnostics),
+    the random generators' states and ``state.json`` (run state, config, curve rows, log,
+    the PPO diagnostics).
     Everything goes to a temporary folder first, flushed to disk, then renamed into place:
     a run killed at any moment leaves every earlier checkpoint whole. Keeps the newest
     ``keep`` checkpoints and returns the new one's path."""
@@ -524,19 +680,30 @@ def write_checkpoint(root: Path, model: MaskablePPO, cfg: dict, snapshots: Seque
     model.save(tmp / "model.zip")
     save_env_config(tmp / "model.zip", env_config(cfg))
     torch.save([s.policy.state_dict() for s in snapshots], tmp / "snapshots.pt")
+    start = getattr(model, "start_policy", None)
+    if start is not None:
+        torch.save(start.state_dict(), tmp / "start_policy.pt")
     with (tmp / "rng.pkl").open("wb") as f:
         pickle.dump(rng_states(), f)
     (tmp / "state.json").write_text(json.dumps(
-        {"state": asdict(state), "config": cfg, "curve": curve, "log": log}, default=float))
+        {"state": asdict(state), "config": cfg, "curve": curve, "log": log,
+         "diagnostics": list(getattr(model, "diagnostics", []))}, default=float))
     return publish(tmp, root, step, keep, list_checkpoints)
 
 
 def load_checkpoint(ckpt: Checkpoint, cfg: dict, venv: VecEnv, tensorboard_log: str | None
-                    ) -> tuple[MaskablePPO, list[PPOAgent]]:
-    """The model (optimizer state and step counter included) and the self-play snapshots of
-    ``ckpt``, with the global random generators put back as they were when it was written."""
-    model = MaskablePPO.load(ckpt.path / "model.zip", env=venv, device="cpu",
-                             tensorboard_log=tensorboard_log)
+                    ) -> tuple[FineTunePPO, list[PPOAgent]]:
+    """The model (optimizer state, step counter, start policy and diagnostics included) and
+    the self-play snapshots of ``ckpt``, with the global random generators put back as they
+    were when it was written. (A checkpoint written before ``start_policy.pt`` existed has
+    no start policy: its KL diagnostics are NaN; its config has no anchor to need one.)"""
+    model = FineTunePPO.load(ckpt.path / "model.zip", env=venv, device="cpu",
+                             tensorboard_log=tensorboard_log, **fine_tuning_kwargs(cfg))
+    model.diagnostics = list(ckpt.diagnostics)
+    if (ckpt.path / "start_policy.pt").exists():
+        model.set_start_policy(torch.load(ckpt.path / "start_policy.pt", weights_only=True))
+    elif model.kl_anchor > 0:
+        raise RunStateError(f"{ckpt.path} has no start_policy.pt, which ppo.kl_anchor needs")
     snapshots = []
     for sd in torch.load(ckpt.path / "snapshots.pt", weights_only=True):
         policy = snapshot_policy(model.policy)
@@ -554,9 +721,12 @@ def config_changes(saved: dict, cfg: dict) -> list[str]:
     out = []
     for section in sorted(set(saved) | set(cfg)):
         a, b = saved.get(section) or {}, cfg.get(section) or {}
+        default = DEFAULTS.get(section) or {}
         for key in sorted(set(a) | set(b)):
-            if (section, key) not in RESUMABLE_CHANGES and a.get(key) != b.get(key):
-                out.append(f"{section}.{key} ({a.get(key)!r} in the checkpoint, "
+            # a setting added since the checkpoint was written reads as its default there
+            old = a[key] if key in a else default.get(key)
+            if (section, key) not in RESUMABLE_CHANGES and old != b.get(key):
+                out.append(f"{section}.{key} ({old!r} in the checkpoint, "
                            f"{b.get(key)!r} now)")
     return out
 
@@ -594,6 +764,7 @@ class TrainingCallback(BaseCallback):
         self.eval_every = int(ev.get("every") or 0)
         self.ckpt_every = int(r.get("checkpoint_every") or 0)
         self.ckpt_seconds = 60 * float(r.get("checkpoint_minutes") or 0.0)
+        self.save_every = int(r.get("save_every") or 0)
         self.ppo_seconds0 = self.state.ppo_seconds  # PPO seconds of the earlier sessions
         self.learn_t0 = time.perf_counter()
         self.checkpointed_at = self.state.timesteps  # (a resumed run: its checkpoint's step)
@@ -640,6 +811,10 @@ class TrainingCallback(BaseCallback):
             add_snapshot(self.model, self.cfg, self.snapshots)
             self.training_env.env_method(
                 "set_opponent", weighted_pool(self.cfg["opponents"]["pool"], self.snapshots))
+        if self.save_every and n >= st.next_save:
+            while st.next_save <= n:
+                st.next_save += self.save_every
+            self.save_copy()
         if self.eval_every and n >= st.next_eval:
             while st.next_eval <= n:
                 st.next_eval += self.eval_every
@@ -659,8 +834,20 @@ class TrainingCallback(BaseCallback):
         st = self.sync() if sync else self.state
         st.last_checkpoint_seconds = st.elapsed_seconds
         self.checkpointed_at = st.timesteps
+        write_diagnostics(self.model.diagnostics, self.out)
         return write_checkpoint(self.runs / "checkpoints", self.model, self.cfg, self.snapshots,
                                 st, self.curve, self.log)
+
+    def save_copy(self) -> Path:
+        """``run.save_every``: keep the model as it is now in ``<out>/models/step_<n>/``
+        (``model.zip`` + ``model.json``, what ``ppo:<folder>`` plays), e.g. to evaluate it
+        later on more hands than the periodic evaluation plays."""
+        folder = self.out / "models" / f"step_{int(self.model.num_timesteps)}"
+        folder.mkdir(parents=True, exist_ok=True)
+        save_small(self.model, folder / "model.zip")
+        save_env_config(folder / "model.zip", env_config(self.cfg))
+        write_diagnostics(self.model.diagnostics, self.out)
+        return folder
 
     def _on_step(self) -> bool:
         for done, info in zip(self.locals.get("dones", ()), self.locals.get("infos", ())):
@@ -836,6 +1023,7 @@ def train(cfg: dict, out: str | Path, runs: str | Path | None = None,
     an earlier run's checkpoints under ``runs`` instead of refusing to start over them."""
     torch.set_num_threads(1)  # more threads are 25x slower on this machine's small batches
     check_from_scratch(cfg)
+    check_fine_tuning(cfg)
     out = Path(out)
     runs = Path(runs) if runs is not None else run_dir(cfg)
     ckpt = prepare_run(cfg, out, runs, resume, fresh)
@@ -860,6 +1048,7 @@ def train(cfg: dict, out: str | Path, runs: str | Path | None = None,
         save_env_config(out / "model.zip", env_config(cfg))
         if ckpt.curve:
             write_curve(ckpt.curve, out)
+        write_diagnostics(ckpt.diagnostics, out)
         final_evaluation(cfg, out, log, progress)
         return log
     out.mkdir(parents=True, exist_ok=True)
@@ -896,8 +1085,11 @@ def train(cfg: dict, out: str | Path, runs: str | Path | None = None,
         if ckpt is None:
             model = build_model(cfg, venv, str(runs / "tb"), seed)
             log["parameters"] = sum(t.numel() for t in model.policy.parameters())
-            # 1. behaviour cloning
+            # 1. behaviour cloning, or the weights of a trained model (ppo.init_model)
             b = cfg["bc"]
+            if p.get("init_model"):
+                log["init_model"] = load_init_model(model, cfg)
+                _say(cfg, f"fine-tuning {log['init_model']['file']}")
             if b.get("decisions"):
                 log["bc"] = behaviour_cloning(cfg, model.policy, out, seed, progress)
             if cfg["eval"].get("every"):
@@ -913,6 +1105,7 @@ def train(cfg: dict, out: str | Path, runs: str | Path | None = None,
                 log["eval_seconds_before_ppo"] = time.perf_counter() - t0
                 _say(cfg, "before PPO: hands won " + "  ".join(
                     f"{r['opponent']} {r['win_rate']:.3f}" for r in rows))
+            model.set_start_policy()  # pi_start of the KL anchor and diagnostics
             snapshots: list = []
             if cfg["opponents"]["pool"].get("self"):
                 add_snapshot(model, cfg, snapshots)
@@ -1159,6 +1352,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     cfg = load_config(a.config, over)
     try:
         check_from_scratch(cfg)
+        check_fine_tuning(cfg)
         out = a.out or run_dir(cfg)
     except ValueError as exc:
         raise SystemExit(f"{a.config}: {exc}") from None

@@ -27,7 +27,9 @@ build of that value), C-build-raise, C-build-extend, C-build-keep (one card per 
 so a Royal 1-build and 14-build need two Aces), C-owner-trail, C-one-per-value (merging),
 C-trail, V-dom-trail, V-dom-build, V-partner-build, V-hun-play (multi-card captures, Ulmann,
 Kovacs, Ace 1/14), V-hun-end (claims), V-tux-score (orange calls), V-build-loose,
-V-owner-may-trail, V-raise-with-table, V-build-as-card.
+V-owner-may-trail, V-raise-with-table, V-build-as-card; and, for `swedish` and `finnish`,
+V-nordic-play (no building; any single card captures or trails) with V-fin-values (Finnish
+cards capture from hand as A 14, 2S 15, 10D 16 and count A 1, 2S 2, 10D 10 on the table).
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ RANKS = {"A": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "8": 8, "9": 9,
 CLASSIC = ("casino", "spade", "wippen")  # A=1, 2-10, J Q K without value (C-face)
 ROYAL = ("royal", "dominican")  # J 11, Q 12, K 13, Ace 1 or 14
 ROOK_SUITS = "RYGB"  # Tuxedo: 1R ... 10B, values 1-10
+NORDIC = ("swedish", "finnish")  # no building (V-nordic-play); swedish has Royal values
+FINNISH_FROM_HAND = {"2S": 15, "10D": 16}  # V-fin-values, besides every Ace's 14
 PRESET_SWITCHES = {"dominican": ("dom_trail", "dom_build")}  # preset defaults that matter here
 NONE: frozenset = frozenset()
 FOR_PARTNER = frozenset({"for_partner"})
@@ -103,8 +107,11 @@ class Game:
         self.on = {k: bool(v) for k, v in rules.items() if isinstance(v, bool)}
         self.classic = variant in CLASSIC
         self.hungarian = variant == "hungarian"
-        self.ace14 = variant in ROYAL or (self.hungarian and self.switch("ace_14"))
-        self.max_value = 14 if variant in ROYAL else 10
+        self.nordic = variant in NORDIC
+        self.ace14 = variant in ROYAL + ("swedish",) or (self.hungarian
+                                                          and self.switch("ace_14"))
+        self.max_value = {"finnish": 16, "swedish": 14}.get(variant,
+                                                             14 if variant in ROYAL else 10)
         self.seat = spec["current"]
         self.hands = [list(h) for h in spec["hands"]]
         self.hand = self.hands[self.seat]
@@ -124,6 +131,13 @@ class Game:
         """In-set value (C-deck): Ace 1; classic J/Q/K None (C-face)."""
         r = rank(card)
         return None if self.classic and r > 10 else r
+
+    def hand_value(self, card: str) -> int | None:
+        """What a card captures with when played (V-fin-values: Finnish A 14, 2S 15, 10D 16;
+        elsewhere its in-set value)."""
+        if self.variant != "finnish":
+            return self.value(card)
+        return 14 if rank(card) == 1 else FINNISH_FROM_HAND.get(card.upper(), rank(card))
 
     def values(self, cards) -> list:
         return [self.value(c) for c in cards]
@@ -166,7 +180,28 @@ def reference_moves(spec: dict, *, build_keep: bool = True, prove_all: bool = Fa
     g = Game(spec)
     if g.hungarian:
         return _hungarian_moves(g)
+    if g.nordic:
+        return _nordic_moves(g)
     return _building_moves(g, build_keep, prove_all)
+
+
+# -- Swedish and Finnish (V-nordic-play, V-fin-values) ---------------------------------------
+
+def _nordic_moves(g: Game) -> set[tuple]:
+    """V-nordic-play: every hand card trails; a card captures each non-empty set of loose cards
+    that splits into groups worth its capture value (a Swedish Ace 1 or 14; a Finnish card its
+    value from hand, the table cards their table values). No building."""
+    moves: set[tuple] = set()
+    table = [(c, g.value(c)) for c in g.loose]
+    subsets = [combo for k in range(1, len(table) + 1) for combo in combinations(table, k)]
+    for card in g.hand:
+        moves.add(move("trail", card))
+        v = g.hand_value(card)
+        targets = (1, 14) if g.ace14 and v == 1 else (v,)
+        for combo in subsets:
+            if any(g.split([x for _, x in combo], t) for t in targets):
+                moves.add(move("capture", card, [c for c, _ in combo]))
+    return moves
 
 
 # -- Hungarian (V-hun-play, V-hun-end) ------------------------------------------------------

@@ -7,12 +7,14 @@ last card of a hand whose capture piles the test chose, so that its scoring can 
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Iterable
 
 import pytest
 
-from casino_env.engine import IllegalMoveError, Move, State, apply_move, legal_moves
+from casino_env.engine import IllegalMoveError, Move, State, apply_move, legal_moves, new_game
 from casino_env.engine.cards import Deck
+from casino_env.engine.play import play
 
 RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
 DECK = [r + s for r in RANKS for s in "SHDC"]
@@ -116,3 +118,20 @@ def full(hands: Iterable, table: Iterable, piles: Iterable, variant: str = "casi
         named |= set(item["cards"]) if isinstance(item, dict) else {item}
     stock = [c for c in DECK if c not in named]
     return mk(hands, table, variant, piles=[list(p) for p in piles], stock=stock, **kw)
+
+
+def random_states(variant: str, players: int, count: int, seed: int = 0,
+                  partnerships: bool | None = None) -> list[State]:
+    """States reached by random play (about one in seven, over as many seeded games as it
+    takes)."""
+    rng = random.Random(seed)
+    out: list[State] = []
+    g = 0
+    while len(out) < count:
+        st = new_game(variant, players, seed=seed * 1000 + g, partnerships=partnerships)
+        g += 1
+        while not st.game_over and len(out) < count:
+            if rng.random() < 0.15:
+                out.append(st)
+            st = play(st, rng.choice(legal_moves(st)))
+    return out

@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 
 import pytest
+from rules_helpers import random_states
 
 from agents import (
     AGENTS,
@@ -22,28 +23,12 @@ from agents.fastsim import greedy_step, sim_rules, simulate, supported
 from agents.search import hand_result, rollout
 from agents.valuation import majority_share, rules_values, static_weights
 from casino_env.engine import describe_variant, legal_moves, list_variants, new_game
-from casino_env.engine.play import play
 from casino_env.engine.view import PlayerView
 from experiments.stats import summarize_pair
 
 AGENT_NAMES = ["random", "greedy", "heuristic", "search:simulations=12"]
 
 CONFIGS = [(v, n) for v in list_variants() for n in describe_variant(v)["players"] if n <= 4]
-
-
-def random_states(variant: str, players: int, count: int, seed: int = 0) -> list:
-    """States reached by random play (a few per game, over several games)."""
-    rng = random.Random(seed)
-    out = []
-    g = 0
-    while len(out) < count:
-        st = new_game(variant, players, seed=seed * 1000 + g)
-        g += 1
-        while not st.game_over and len(out) < count:
-            if rng.random() < 0.15:
-                out.append(st)
-            st = play(st, rng.choice(legal_moves(st)))
-    return out
 
 
 @pytest.mark.parametrize("variant,players", CONFIGS)
@@ -56,7 +41,8 @@ def test_agents_choose_legal_moves(variant: str, players: int) -> None:
 
 
 @pytest.mark.parametrize("variant,players", [("casino", 2), ("royal", 3), ("dominican", 4),
-                                             ("spade", 2), ("wippen", 2)])
+                                             ("spade", 2), ("wippen", 2), ("swedish", 3),
+                                             ("finnish", 2)])
 def test_same_view_same_choice(variant: str, players: int) -> None:
     """Agents read only the view: shuffling the hidden cards never changes a seeded choice."""
     for i, st in enumerate(random_states(variant, players, 12, seed=11)):

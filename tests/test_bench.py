@@ -49,6 +49,14 @@ def test_random_states_are_mid_game_and_seeded():
     assert all(s.stock_ids for s in a)
 
 
+def test_random_states_of_a_single_deal_hand():
+    """With swazi's 3 or 4 players all cards are dealt at once (V-swazi-deal), so no state has
+    a stock: every state counts as mid-game (the benchmark used to wait for one for ever)."""
+    states = bench.random_states("swazi", 3, None, 10, seed=1)
+    assert len(states) == 10 and not any(s.stock_ids for s in states)
+    assert all(s.stock_ids for s in bench.random_states("swazi", 2, None, 10, seed=1))
+
+
 def test_memory_rows_mark_every_tenth_of_the_run():
     """The memory benchmark records resident memory and the subset-sum cache fill at every
     tenth of the run, through the engine and through the wrapped env; caches only grow."""

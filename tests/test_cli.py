@@ -35,6 +35,8 @@ CASES = [
     ("dominican", 2, False, 1),
     ("dominican", 3, False, 2),
     ("dominican", 4, True, 4),
+    ("swedish", 3, False, 7),
+    ("finnish", 2, False, 3),  # (V-earned: the game may end during a hand)
 ]
 CASE_IDS = [f"{v}-{p}p{'-partners' if part else ''}-seed{s}" for v, p, part, s in CASES]
 
@@ -71,7 +73,7 @@ def replay(output: str, variant: str, players: int, partnerships: bool, seed: in
             assert int(m[2]) == st.current  # C-turn: the seat shown is the seat to move
             last_card = sum(len(st.hand(s)) for s in range(players)) == 1 and not st.stock_ids
             st = apply_move(st, parse_move(m[3], st))
-            if last_card:  # the hand ends (C-residue, C-score)
+            if last_card or st.game_over:  # the hand ends (C-residue, C-score; V-earned)
                 results.append((list(st.hand_points), list(st.scores)))
         elif m := HAND_LINE.match(line):
             assert int(m[1]) == len(printed) + 1

@@ -117,7 +117,7 @@ def test_a_deal_by_chance_is_the_engines_deal_of_that_stock():
 
 @pytest.mark.parametrize("variant,players", [("casino", 2), ("royal", 3), ("dominican", 4),
                                              ("tuxedo", 2), ("hungarian", 2), ("spade", 2),
-                                             ("wippen", 2)])
+                                             ("wippen", 2), ("swedish", 3), ("finnish", 2)])
 def test_information_state_does_not_change_when_hidden_cards_are_shuffled(variant, players):
     game = load(variant, players)
     observer_checked = 0
@@ -164,7 +164,8 @@ def test_observation_tensor_is_the_pettingzoo_observation_and_hides_hands():
     ("casino", 2, "hand", "points"), ("royal", 2, "game", "points"),
     ("dominican", 4, "game", "win"), ("tuxedo", 3, "hand", "win"),
     ("hungarian", 2, "game", "points"), ("spade", 2, "hand", "points"),
-    ("wippen", 4, "hand", "points")])
+    ("wippen", 4, "hand", "points"), ("swedish", 3, "game", "win"),
+    ("finnish", 2, "game", "points")])
 def test_same_actions_same_states_and_returns_as_the_pettingzoo_env(variant, players, episode,
                                                                     reward):
     game = load(variant, players, episode=episode, reward=reward)

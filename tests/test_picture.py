@@ -137,7 +137,7 @@ def test_crowded_table_fits_the_fixed_canvas():
 
 @pytest.mark.parametrize(("variant", "players", "mode"),
                          [("royal", 2, "enumerate"), ("tuxedo", 4, "enumerate"),
-                          ("casino", 3, "compose")])
+                          ("casino", 3, "compose"), ("finnish", 2, "compose")])
 def test_env_rgb_array_frames_have_constant_shape(variant, players, mode):
     """Frames for a video: one shape for the whole episode, uint8, changing as play goes."""
     env = casino_env.raw_env(variant=variant, players=players, action_mode=mode,

@@ -4,9 +4,10 @@ Rules checked (RULES.md ids): C-deck (every card accounted for exactly once), C-
 sizes, deals per hand, dealer rotation, who leads), C-turn (one card from hand per move),
 C-trail, C-capture, C-face, C-build, C-build-keep, C-owner-trail, C-one-per-value, C-move
 (moves listed once, notation round-trips), C-residue, C-sweep, V-cancel, C-score, C-game,
-V-countout, V-dom-trail, V-dom-end; plus the engine contracts: apply_move never mutates
-its input, illegal moves raise IllegalMoveError naming a rule, the spec round-trips, and
-the same seed gives the same game (determinism).
+V-countout, V-dom-trail, V-dom-end; for `swedish` and `finnish` V-nordic-play, V-fin-values,
+V-swe-score, V-swe-end, V-fin-score and V-earned; plus the engine contracts: apply_move never
+mutates its input, illegal moves raise IllegalMoveError naming a rule, the spec round-trips,
+and the same seed gives the same game (determinism).
 
 The default run plays a modest number of full games per configuration with the heavy checks
 on a sample of steps; ``CASINO_SLOW=1`` (or ``-m slow``) adds thousands of games per
@@ -34,8 +35,12 @@ from casino_env.engine import (
     new_game,
     parse_move,
 )
+from casino_env.engine.rules import PRESETS
 
-VARIANTS = ("casino", "royal", "dominican")
+NORDIC = ("swedish", "finnish")  # no building (V-nordic-play)
+VARIANTS = ("casino", "royal", "dominican") + NORDIC + ("swazi",)
+ROYAL_VALUES = ("royal", "dominican", "swedish", "swazi")  # an Ace counts 1 or 14 (C-deck)
+FROM_HAND = {"2S": 15, "10D": 16}  # V-fin-values: besides every Ace's 14
 SEATINGS = ((2, False), (3, False), (4, False), (4, True))
 CONFIGS = [(v, p, part) for v in VARIANTS for p, part in SEATINGS]
 CONFIG_IDS = [f"{v}-{p}p{'-partners' if part else ''}" for v, p, part in CONFIGS]
@@ -45,7 +50,17 @@ GAMES_SLOW = 2000  # per configuration with CASINO_SLOW=1 / -m slow
 HEAVY_EVERY = 10  # heavy checks (spec round trip, notation, illegal probes) on every k-th step
 
 RULE_ID = re.compile(r"^[CV]-[a-z0-9-]+$")
-DEALS_PER_HAND = {2: 6, 3: 4, 4: 3}  # C-deal
+SWAZI_DEAL = {2: 12, 3: 16, 4: 12}  # V-swazi-deal: cards to each player a deal
+
+
+def deal_size(r) -> int:
+    """Cards each player gets a deal: 4 (C-deal), swazi's 12 or 16 (V-swazi-deal)."""
+    return SWAZI_DEAL[r.players] if r.variant == "swazi" else 4
+
+
+def deals_per_hand(r) -> int:
+    """C-deal: 2 players 6 deals, 3 players 4, 4 players 3; V-swazi-deal: 2, 1, 1."""
+    return (52 - 4) // (deal_size(r) * r.players)
 
 
 # -- small helpers on the public API ----------------------------------------------------------
@@ -60,6 +75,15 @@ def table_mask(st: State) -> int:
     for b in st.builds:
         m |= b.cards
     return m
+
+
+def stealable_tops(st: State) -> set[str]:
+    """V-swazi-steal: the top card of every other side's pile (the last card of each pile as
+    ``piles`` lists them bottom first), which the mover may take like a loose card."""
+    if st.rules.variant != "swazi":
+        return set()
+    mine = side_of(st, st.current)
+    return {p[-1] for s, p in enumerate(st.piles) if p and s != mine}
 
 
 def total_in_hands(st: State) -> int:
@@ -78,6 +102,20 @@ def card_value(st: State, card: str) -> int | None:
     if rank in ("J", "Q", "K"):
         return None if st.rules.variant == "casino" else {"J": 11, "Q": 12, "K": 13}[rank]
     return int(rank)
+
+
+def hand_value(st: State, card: str) -> int | None:
+    """What a card captures with from hand: its set value, but in `finnish` an Ace 14, the 2S
+    15 and the 10D 16 (V-fin-values)."""
+    if st.rules.variant == "finnish":
+        return 14 if card[0] == "A" else FROM_HAND.get(card, card_value(st, card))
+    return card_value(st, card)
+
+
+def readings(st: State, card: str) -> tuple:
+    """The capture values of a hand card (a Royal Ace 1 or 14; C-face cards: (None,))."""
+    hv = hand_value(st, card)
+    return (1, 14) if hv == 1 and st.rules.variant in ROYAL_VALUES else (hv,)
 
 
 def rank_class(value: int) -> str:
@@ -129,6 +167,8 @@ def check_state(st: State) -> None:
         assert not union & p, f"a card is in two places: {deck.strs(union & p)}"
         union |= p
     assert union == deck.full, f"cards missing: {deck.strs(deck.full & ~union)}"  # C-deck
+    for side, pile in enumerate(st.piles):  # V-swazi-steal: a pile lists each card once
+        assert len(set(pile)) == len(pile) and deck.mask(pile) == st.pile_masks[side]
 
     # Builds (C-build, C-one-per-value, C-build-keep).
     values = [b.value for b in st.builds]
@@ -156,7 +196,8 @@ def check_state(st: State) -> None:
 
     if st.game_over:
         assert st.winner is not None and 0 <= st.winner < sides
-        assert not any(st.hand_masks) and not st.stock_ids and not st.table
+        if not r.earned:  # (V-earned: the game may end during a hand)
+            assert not any(st.hand_masks) and not st.stock_ids and not st.table
         assert st.scores[st.winner] >= r.target  # C-game
         assert st.hand_points is not None
     else:
@@ -182,11 +223,12 @@ def check_moves(st: State, moves: list[Move]) -> None:
     hand = set(st.hand(seat))
     loose = {x for x in st.table if isinstance(x, str)}
     table = set(st.rules.deck.strs(table_mask(st)))
+    tops = stealable_tops(st)
     owns = any(b.owner == seat for b in st.builds)
     for m in moves:
         assert len(m.played) == 1 and m.played[0] in hand  # C-turn
         card = m.played[0]
-        assert m.taken <= table
+        assert m.taken <= table | tops  # V-swazi-steal: other sides' pile tops too
         for b in st.builds:  # cards in a build move only with the whole build
             bc = set(r.deck.strs(b.cards))
             assert not (bc & m.taken) or bc <= m.taken
@@ -200,9 +242,8 @@ def check_moves(st: State, moves: list[Move]) -> None:
             if card_value(st, card) is None:  # C-face
                 assert len(m.taken) == 1 and next(iter(m.taken))[:-1] == card[:-1]
                 assert m.value is None
-            else:  # Move.value is the capture value used (a Royal Ace 1 or 14)
-                cv = card_value(st, card)
-                assert m.value in ((1, 14) if cv == 1 and r.variant != "casino" else (cv,))
+            else:  # Move.value is the capture value used (a Royal Ace 1 or 14; V-fin-values)
+                assert m.value in readings(st, card)
                 if r.dom_trail:  # (a classic face card takes one card: C-face wins, docs)
                     same = {x for x in loose if x[:-1] == card[:-1]}
                     assert same <= m.taken, "V-dom-trail: a loose card of its rank is left"
@@ -241,9 +282,10 @@ class Tracker:
     def check_new_hand(self, st: State, first: bool = False) -> None:
         r = self.rules
         n = r.players
-        assert [h.bit_count() for h in st.hand_masks] == [4] * n  # C-deal
+        per = deal_size(r)
+        assert [h.bit_count() for h in st.hand_masks] == [per] * n  # C-deal, V-swazi-deal
         assert loose_mask(st).bit_count() == 4 and not st.builds
-        assert len(st.stock_ids) == 52 - 4 * n - 4
+        assert len(st.stock_ids) == 52 - per * n - 4
         assert not any(st.pile_masks) and not any(st.sweeps)
         assert st.current == (st.dealer + 1) % n  # the player after the dealer leads
         if first:
@@ -267,29 +309,40 @@ class Tracker:
         taken = deck.mask(move.taken)
         assert played.bit_count() == 1 and prev.hand_masks[seat] & played
         before_table = table_mask(prev)
-        # Table and piles right after the move, before any deal or hand end.
-        piles = list(prev.pile_masks)
+        # Table and piles right after the move, before any deal or hand end. V-swazi-steal:
+        # the pile tops taken leave their piles (a capture stacks the taken cards in card
+        # order, then the played card; a build keeps them).
+        stolen = taken & ~before_table
+        assert stolen == deck.mask(set(move.taken) & stealable_tops(prev))
+        piles = [p & ~stolen for p in prev.pile_masks]
+        order = [p[:-1] if p and deck.mask(p[-1:]) & stolen else list(p) for p in prev.piles]
+        if move.kind == "capture":
+            order[side] += deck.strs(taken) + list(move.played)
         last_capturer = prev.last_capturer
         if move.kind == "capture":
             table_after = before_table & ~taken
             piles[side] |= played | taken
             last_capturer = seat
-            if not table_after and r.sweeps:  # C-sweep
+            if not table_after and r.sweeps and sweep_counts(r, prev):  # C-sweep, V-fin-score
                 restricted = restrictions(r, prev.scores)
                 if not (r.restricted_no_sweeps and side in restricted):
                     self.sweeps[side] += 1
                     if r.cancel and all(self.sweeps):  # V-cancel
                         self.sweeps = [k - 1 for k in self.sweeps]
         else:
-            table_after = before_table | played
+            table_after = before_table | played | taken
         left_in_hands = total_in_hands(prev) - 1
 
         if move.kind == "capture":
             self.note_met(prev, piles)
+            if r.earned and self.earned_win(prev, piles, new):
+                return
         if left_in_hands:  # the hand goes on, no deal
             assert new.stock_ids == prev.stock_ids
             assert table_mask(new) == table_after
             assert list(new.pile_masks) == piles
+            if r.variant == "swazi":
+                assert new.piles == order
             assert list(new.sweeps) == self.sweeps
             assert new.scores == prev.scores and new.dealer == prev.dealer
             if r.dom_end:
@@ -307,38 +360,80 @@ class Tracker:
         if prev.stock_ids:  # a new round is dealt, none to the table (C-deal)
             self.deals += 1
             n = r.players
-            assert [h.bit_count() for h in new.hand_masks] == [4] * n
-            assert len(new.stock_ids) == len(prev.stock_ids) - 4 * n
+            per = deal_size(r)
+            assert [h.bit_count() for h in new.hand_masks] == [per] * n
+            assert len(new.stock_ids) == len(prev.stock_ids) - per * n
             assert table_mask(new) == table_after
             assert list(new.pile_masks) == piles and list(new.sweeps) == self.sweeps
             assert new.current == (prev.dealer + 1) % n
             if not new.stock_ids:
-                assert self.deals == DEALS_PER_HAND[n]
+                assert self.deals == deals_per_hand(r)
             return
         # The hand ends (C-residue, C-score, C-game).
-        assert self.deals == DEALS_PER_HAND[r.players]
+        assert self.deals == deals_per_hand(r)
         taker = last_capturer if last_capturer is not None else prev.dealer
         piles[side_of(prev, taker)] |= table_after
         self.note_met(prev, piles)
         start = tuple(prev.scores)
-        expected, instant, counted = expected_points(r, start, piles, self.sweeps)
+        last_side = None if last_capturer is None else side_of(prev, last_capturer)
+        expected, instant, counted = expected_points(r, start, piles, self.sweeps, last_side)
         assert new.hand_points == expected, (new.hand_points, expected)
         totals = [s + p for s, p in zip(prev.scores, expected)]
         assert new.scores == totals
-        if r.variant != "dominican" and not getattr(r, "difference", False):
+        if r.variant == "swazi" and not r.points:
+            # V-swazi-score: 11 a hand (a two-way tie 1 + 1); only four single players can
+            # tie three or four ways, each tied side scoring 1.
+            assert sum(new.hand_points) == 11 or (r.sides == 4 and sum(new.hand_points) > 11)
+        elif r.variant != "dominican" and not getattr(r, "difference", False):
             # C-score: 7 points always (10D, 2S, aces), 3 + 1 more unless tied (V-points: the
             # table's values)
             pts = item_points(r)
             low = pts["big_casino"] + pts["little_casino"] + 4 * pts["aces"]
-            high = low + pts["cards"] + pts["spades"] + pts["sweep"] * sum(self.sweeps)
+            high = (low + pts["cards"] + pts["spades"] + pts["sweep"] * sum(self.sweeps)
+                    + pts["last_capture"])
             assert low <= sum(new.hand_points) <= high
         self.hands_done += 1
-        check_game_end(r, start, totals, instant, self.met, counted, new)
+        check_game_end(r, start, totals, instant, self.met, counted, new, piles)
         if new.game_over:
             assert list(new.pile_masks) == piles  # the last hand's piles stay visible
         else:
             assert new.dealer == (prev.dealer + 1) % r.players  # the deal passes on
             self.check_new_hand(new)
+
+
+    def earned_win(self, prev: State, piles: list[int], new: State) -> bool:
+        """V-earned (`finnish`): after a capture, the points each side is sure of (most cards
+        and most spades once no other side can catch up, each 10D, 2S, Ace, sweep); reaching
+        the target ends the game at once. True if it did."""
+        r = self.rules
+        pts = item_points(r)
+        got = [0] * r.sides
+        for name, counts, total in (("cards", [p.bit_count() for p in piles], 52),
+                                    ("spades", [spade_count(r.deck, p) for p in piles], 13)):
+            left = total - sum(counts)
+            for s, mine in enumerate(counts):
+                if all(mine > c + left for o, c in enumerate(counts) if o != s):
+                    got[s] += pts[name]
+        for item, s, p in hand_awards(r, piles, self.sweeps, None):
+            got[s] += 0 if item in ("cards", "spades") else p  # (majorities: above)
+        totals = [a + b for a, b in zip(prev.scores, got)]
+        reached = [s for s, t in enumerate(totals) if t >= r.target]
+        if not reached:
+            if any(new.hand_masks):  # (the hand's end may still win it: C-game)
+                assert not new.game_over
+            return False
+        assert new.game_over and new.hand_points == got and new.scores == totals
+        assert new.winner in reached and totals[new.winner] == max(totals)
+        self.hands_done += 1
+        return True
+
+
+def sweep_counts(r, prev: State) -> bool:
+    """V-fin-score: in `finnish` no sweep counts in the last deal (the stock is empty) nor in a
+    hand that began with a side on 10 or more."""
+    if r.variant != "finnish":
+        return True
+    return bool(prev.stock_ids) and max(prev.scores) < 10
 
 
 def restrictions(r, start: tuple) -> dict[int, int]:
@@ -362,18 +457,31 @@ def spade_count(deck, mask: int) -> int:
     return sum(1 for c in deck.strs(mask) if c.endswith("S"))
 
 
-C_SCORE = {"cards": 3, "spades": 1, "big_casino": 2, "little_casino": 1, "aces": 1, "sweep": 1}
+C_SCORE = {"cards": 3, "spades": 1, "big_casino": 2, "little_casino": 1, "aces": 1, "sweep": 1,
+           "last_capture": 0}
+NORDIC_SCORE = {  # V-swe-score, V-fin-score: most spades 2, most cards 1
+    "swedish": {**C_SCORE, "cards": 1, "spades": 2, "last_capture": 1},
+    "finnish": {**C_SCORE, "cards": 1, "spades": 2},
+}
+
+
+# V-swazi-score: most cards 2, most spades 2 (a tie: 1 each), 10D 2, 2S 1, aces 1, no sweeps.
+SWAZI_SCORE = {"cards": 2, "spades": 2, "big_casino": 2, "little_casino": 1, "aces": 1,
+               "sweep": 0, "last_capture": 0}
 
 
 def item_points(r) -> dict[str, int]:
-    """C-score's points per item, with a V-points table over them."""
-    return {**C_SCORE, **dict(getattr(r, "points", ()))}
+    """The preset's points per item (C-score, V-swe-score, V-fin-score, V-swazi-score), with a
+    V-points table over them."""
+    base = SWAZI_SCORE if r.variant == "swazi" else NORDIC_SCORE.get(r.variant, C_SCORE)
+    return {**base, **dict(getattr(r, "points", ()))}
 
 
-def hand_awards(r, piles: list[int], sweeps: list[int]) -> list[tuple[str, int, int]]:
+def hand_awards(r, piles: list[int], sweeps: list[int],
+                last_side: int | None = None) -> list[tuple[str, int, int]]:
     """C-score items as (item, side, points) in V-countout order: most cards, most spades,
-    10D, 2S, aces S C H D, then sweeps (where they score); V-points: the table's values, an
-    item worth 0 left out."""
+    10D, 2S, aces S C H D, then sweeps (where they score) and the last capture (V-swe-score);
+    V-points: the table's values, an item worth 0 left out."""
     deck = r.deck
     pts = item_points(r)
     out = []
@@ -382,6 +490,8 @@ def hand_awards(r, piles: list[int], sweeps: list[int]) -> list[tuple[str, int, 
         best = max(counts)
         if counts.count(best) == 1 and pts[name]:  # "most": strictly more than every other
             out.append((name, counts.index(best), pts[name]))
+        elif r.variant == "swazi" and pts[name] // 2:  # V-swazi-score: a tie, half each
+            out.extend((name, s, pts[name] // 2) for s, k in enumerate(counts) if k == best)
     for card, item in (("10D", "big_casino"), ("2S", "little_casino"), ("AS", "aces"),
                        ("AC", "aces"), ("AH", "aces"), ("AD", "aces")):
         for s, p in enumerate(piles):
@@ -389,14 +499,16 @@ def hand_awards(r, piles: list[int], sweeps: list[int]) -> list[tuple[str, int, 
                 out.append((card, s, pts[item]))
     if r.sweeps and pts["sweep"]:
         out.extend(("sweeps", s, k * pts["sweep"]) for s, k in enumerate(sweeps) if k)
+    if last_side is not None and pts["last_capture"]:
+        out.append(("last capture", last_side, pts["last_capture"]))
     return out
 
 
-def expected_points(r, start: tuple, piles: list[int],
-                    sweeps: list[int]) -> tuple[list[int], list[int], list[tuple]]:
+def expected_points(r, start: tuple, piles: list[int], sweeps: list[int],
+                    last_side: int | None = None) -> tuple[list[int], list[int], list[tuple]]:
     """(points per side, restricted sides that met their whole criterion, counted awards):
-    C-score with V-dom-end / V-soto restrictions."""
-    awards = hand_awards(r, piles, sweeps)
+    C-score (V-swe-score, V-fin-score) with V-dom-end / V-soto restrictions."""
+    awards = hand_awards(r, piles, sweeps, last_side)
     limits = restrictions(r, start)
     points = [0] * r.sides
     instant = []
@@ -441,8 +553,9 @@ def certain_now(r, side: int, short: int, piles: list[int]) -> bool:
 
 
 def check_game_end(r, start: tuple, totals: list[int], instant: list[int], met: list[int],
-                   counted: list[tuple], new: State) -> None:
-    """C-game (higher total wins, a tie plays on), V-countout, V-dom-end."""
+                   counted: list[tuple], new: State, piles: list[int]) -> None:
+    """C-game (higher total wins, a tie plays on), V-countout, V-dom-end, V-swe-end (equal
+    totals: more spades in the hand's ``piles``)."""
     target = r.target
     if instant:  # V-dom-end: a restricted side meeting its criterion wins at once
         assert new.game_over
@@ -474,6 +587,9 @@ def check_game_end(r, start: tuple, totals: list[int], instant: list[int], met: 
         return
     best = max(totals)
     tops = [s for s, t in enumerate(totals) if t == best]
+    if len(tops) > 1 and r.variant == "swedish":  # V-swe-end
+        spades = [spade_count(r.deck, piles[s]) for s in tops]
+        tops = [tops[spades.index(max(spades))]] if spades.count(max(spades)) == 1 else tops
     if len(tops) == 1:
         assert new.game_over and new.winner == tops[0]
     else:
@@ -536,6 +652,8 @@ def check_illegal_probes(st: State, moves: list[Move], rng: random.Random) -> No
     table = deck.strs(table_mask(st))
     if table:
         assert_illegal(st, Move("trail", rng.choice(hand), (rng.choice(table),)), before)
+    if st.rules.variant == "swazi":  # V-swazi-steal: pile cards, tops or not, may be probed
+        table = table + [c for p in st.piles for c in p[-2:]]
 
     # Random captures and builds: illegal unless they are listed.
     for _ in range(3):
@@ -573,7 +691,7 @@ def reference_moves(st: State) -> set[tuple]:
     items (C-trail, C-owner-trail, C-capture, C-face, C-build, C-build-raise, C-build-extend,
     C-build-keep, C-one-per-value, V-dom-trail, V-dom-build). Without V-partner-build."""
     r = st.rules
-    royal = r.variant != "casino"
+    royal = r.variant in ROYAL_VALUES
     top = 14 if royal else 10
     deck = r.deck
     seat = st.current
@@ -581,7 +699,8 @@ def reference_moves(st: State) -> set[tuple]:
     loose = [x for x in st.table if isinstance(x, str)]
     builds = list(st.builds)
     by_value = {b.value: b for b in builds}
-    items = [(x, None) for x in loose] + [(None, b) for b in builds]
+    # V-swazi-steal: the other sides' pile tops are items like loose cards.
+    items = [(x, None) for x in loose + sorted(stealable_tops(st))] + [(None, b) for b in builds]
     owned = [b.value for b in builds if b.owner == seat]
     out: set[tuple] = set()
     for c in hand:
@@ -590,7 +709,7 @@ def reference_moves(st: State) -> set[tuple]:
         same = {x for x in loose if x[:-1] == c[:-1]}
         if not owned and not (r.dom_trail and same):
             out.add(("trail", c, frozenset(), None))
-        readings = (1, 14) if royal and cv == 1 else (cv,)
+        values = readings(st, c)  # V-fin-values: a Finnish card captures by its hand value
         for k in range(1, len(items) + 1):
             for chosen in combinations(items, k):
                 s_loose = [x for x, b in chosen if x is not None]
@@ -608,7 +727,7 @@ def reference_moves(st: State) -> set[tuple]:
                 if None in lvals:
                     continue
                 desc = sorted(lvals, reverse=True)
-                ok = [v for v in readings if all(b.value == v for b in s_builds)
+                ok = [v for v in values if all(b.value == v for b in s_builds)
                       and splits_into(desc, v, royal and v == 14)]
                 if ok and not (r.dom_trail and not same <= set(s_loose)):
                     left = [b.value for b in builds if b.owner == seat and b not in s_builds]
@@ -734,6 +853,14 @@ SWITCHED = [
                                                      "sweep": 3}}),
     ("royal", 3, False, {"points": {"big_casino": 4, "little_casino": 0}}),
     ("dominican", 2, False, {"points": {"aces": 2, "sweep": 2}}),
+    # The Nordic presets' switches (V-swe-score, V-fin-score, V-cancel, V-earned, V-target)
+    ("swedish", 3, False, {"points": {"spades": 1, "last_capture": 0, "sweep": 2}}),
+    ("swedish", 2, False, {"sweeps": False}),
+    ("swedish", 2, False, {"target": 11}),
+    ("finnish", 2, False, {"earned": False}),
+    ("finnish", 4, True, {"cancel": False, "points": {"cards": 2}}),
+    ("swazi", 3, False, {"points": {"cards": 4, "spades": 3}}),  # ties: 2 and 1 each
+    ("swazi", 2, False, {"dom_build": False, "target": 11}),
 ]
 
 
@@ -866,7 +993,7 @@ def random_position(rng: random.Random, variant: str, players: int, partnerships
     hands: list[list[str]] = [[] for _ in range(players)]
     table: list = []
     used_values: set[int] = set()
-    for _ in range(rng.randint(0, 3)):
+    for _ in range(rng.randint(0, 3) if PRESETS[variant].building else 0):
         V = rng.randint(1, top)
         if V in used_values:
             continue

@@ -50,6 +50,7 @@ SUITS = "SHDC"
 DECK = [r + s for r in RANKS for s in SUITS]
 ROOK_DECK = [f"{n}{c}" for n in range(1, 11) for c in ROOK_SUITS]
 MAX_ITEMS = 9  # table items (loose cards + builds) above which random-game states are skipped
+MAX_NORDIC = 12  # the same without builds (V-nordic-play: random play trails a lot)
 NEAR_MISS_SHARE = 0.3  # share of sampled states also checked for one-rule-off near misses
 NEAR_MISS_RULES = 2  # relaxations tried per such state (random games; all on handcrafted)
 SECTION_3 = ("build_loose", "owner_may_trail", "raise_with_table", "build_as_card")
@@ -114,7 +115,17 @@ SWITCH_CONFIGS = [
     ("wippen", 2, False, {"build_as_card": True, "owner_may_trail": True,
                           "dom_trail": True}),
 ]
-GAME_CONFIGS = CORE_CONFIGS + PRESET_CONFIGS + SWITCH_CONFIGS
+NORDIC_CONFIGS = [
+    ("swedish", 2, False, {}),
+    ("swedish", 3, False, {}),
+    ("swedish", 4, False, {}),
+    ("swedish", 4, True, {}),
+    ("finnish", 2, False, {}),
+    ("finnish", 3, False, {}),
+    ("finnish", 4, False, {}),
+    ("finnish", 4, True, {}),
+]
+GAME_CONFIGS = CORE_CONFIGS + PRESET_CONFIGS + SWITCH_CONFIGS + NORDIC_CONFIGS
 
 
 def _cfg_id(cfg: tuple) -> str:
@@ -320,6 +331,10 @@ def expected_rule(spec: dict, cand: tuple, cache: dict) -> str | None:
     if not set(played) <= set(g.hand):
         return "C-turn"
     table = set(g.loose) | {c for b in g.builds for c in b["cards"]}
+    if g.nordic and len(played) == 1:
+        if kind == "build" or (kind == "trail" and taken):
+            return "V-nordic-play"  # no building, nor trailing with table cards
+        return None
     if g.hungarian:
         if kind != "capture":
             return "V-hun-play"
@@ -361,6 +376,8 @@ def _near_checks(spec: dict) -> list[tuple]:
     g = Game(spec)
     rules = spec["rules"]
     out: list[tuple] = []
+    if g.nordic:
+        return out  # no switch of V-nordic-play relaxes a rule the engine checks
     if g.hungarian:
         if rules.get("kovacs"):
             out.append((("kovacs", False), {"capture": "V-hun-play"}))
@@ -473,11 +490,12 @@ def play_and_check(cfg: tuple, seed: int, max_steps: int, samples: int) -> int:
     rng = random.Random(seed)
     state = new_game(variant, players, seed=seed, partnerships=partners, **switches)
     checked = 0
+    most = MAX_NORDIC if cfg in NORDIC_CONFIGS else MAX_ITEMS
     for _ in range(max_steps):
         if state.game_over:
             break
         spec = state.to_spec()
-        if len(spec["table"]) <= MAX_ITEMS:
+        if len(spec["table"]) <= most:
             check_state(state, rng, samples)
             checked += 1
         m = _pick(legal_moves(state), rng)
@@ -529,6 +547,7 @@ def random_crowded_spec(rng: random.Random, variant: str, players: int, partners
     top = 13 if variant in ROYAL else 10  # highest rank inside a build's sets
     max_value = 14 if variant in ROYAL else 10
     hungarian = variant == "hungarian"
+    building = variant not in ("hungarian", "swedish", "finnish")
     pool = (ROOK_DECK if rook else DECK)[:]
     rng.shuffle(pool)
 
@@ -543,7 +562,7 @@ def random_crowded_spec(rng: random.Random, variant: str, players: int, partners
     hands: list[list[str]] = [[] for _ in range(players)]
     current = rng.randrange(players)
     table: list = []
-    values = [] if hungarian else rng.sample(range(1, max_value + 1), rng.randint(0, 3))
+    values = rng.sample(range(1, max_value + 1), rng.randint(0, 3)) if building else []
     for v in values:
         owner = rng.randrange(players)
         if rng.random() < 0.5:  # single build
@@ -624,6 +643,14 @@ def test_random_crowded_tables_new_rules_match_reference() -> None:
     rng = random.Random(8)
     states = crowded_states(2025, 250, PRESET_CONFIGS + 2 * SWITCH_CONFIGS)
     total = sum(check_state(st, rng, 4) for st in states)
+    assert total > 1000
+
+
+def test_random_crowded_tables_nordic_match_reference() -> None:
+    """V-nordic-play and V-fin-values on random crowded tables of `swedish` and `finnish`
+    (many small cards and Aces; no builds)."""
+    rng = random.Random(9)
+    total = sum(check_state(st, rng, 4) for st in crowded_states(2026, 200, NORDIC_CONFIGS))
     assert total > 1000
 
 
@@ -775,6 +802,21 @@ HANDCRAFTED = {
         "rules": {"build_as_card": True, "owner_may_trail": True},
         "hands": [["2C"], ["KC", "9C"], ["5C", "4C", "10C", "9D"]],
         "table": ["AS", "AH", "3S", "4S", "KS", _b("3H 2H", 5, 2), _b("6S 3D", 9, 1)]},
+    # Swedish: Royal Aces (a lone Ace as 14, K+A, 8+5+A) on a crowded table, no building.
+    "swedish-aces": {
+        "variant": "swedish", "players": 2, "current": 0,
+        "hands": [["AC", "KC", "7C", "10C"], ["2D", "9D"]],
+        "table": ["AS", "AH", "2S", "3S", "4H", "5H", "6D", "8S", "KS", "QH"]},
+    # Finnish: every card counting apart from hand (A 14/1, 2S 15/2, 10D 16/10) in hand and on
+    # the table, with many sums of 14, 15 and 16.
+    "finnish-two-values": {
+        "variant": "finnish", "players": 3, "current": 1,
+        "hands": [["7H"], ["AC", "2S", "10D", "KC"], ["5C"]],
+        "table": ["AS", "AH", "2H", "3S", "4D", "5S", "6D", "10S", "KS", "QH"]},
+    "finnish-table-two-values": {
+        "variant": "finnish", "players": 2, "current": 0,
+        "hands": [["AD", "3C", "10C", "JC"], ["9D"]],
+        "table": ["AS", "2S", "10D", "AH", "4H", "6C", "9S", "JH", "KD"]},
 }
 
 

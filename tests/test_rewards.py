@@ -126,7 +126,7 @@ def test_gymnasium_view_return_equals_the_learners_outcome(variant, mode, episod
 
 
 RLLIB_TABLES = [("casino", 2, None), ("royal", 3, None), ("dominican", 4, None),
-                ("tuxedo", 4, False), ("wippen", 2, None)]
+                ("tuxedo", 4, False), ("wippen", 2, None), ("finnish", 2, None)]
 
 
 @pytest.mark.parametrize("variant,players,partners", RLLIB_TABLES)

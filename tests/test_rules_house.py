@@ -214,6 +214,7 @@ def test_v_points_item_points_of_each_preset():
         "dominican": (3, 1, 2, 1, 1, 1, 0), "hungarian": (3, 1, 2, 1, 1, 1, 0),
         "tuxedo": (15, 0, 0, 0, 0, 0, 0), "spade": (3, 1, 2, 1, 1, 0, 0),
         "wippen": (2, 2, 2, 1, 1, 1, 0),
+        "swedish": (1, 2, 2, 1, 1, 1, 1), "finnish": (1, 2, 2, 1, 1, 1, 0),  # V-swe/fin-score
     }
     for variant, pts in want.items():
         assert tuple(make_rules(variant, 2).item_points) == pts, variant
@@ -236,7 +237,8 @@ def test_v_points_spec_round_trip():
 
 def test_v_points_describe_variant():
     """V-points: every preset lists the switch, default {} (no table)."""
-    for variant in ("casino", "royal", "dominican", "hungarian", "tuxedo", "spade", "wippen"):
+    for variant in ("casino", "royal", "dominican", "hungarian", "tuxedo", "spade", "wippen",
+                    "swedish", "finnish"):
         info = describe_variant(variant)["switches"]["points"]
         assert info["default"] == {} and "V-points" in info["doc"]
 

@@ -72,6 +72,20 @@ def test_v_kryp_values_ace_counts_14_from_hand_and_1_on_the_table():
     assert moves(st) == {"3H captures AS+2C"}
 
 
+def test_v_kryp_values_rules_values_are_the_table_s_and_hand_values_the_hand_s():
+    """V-kryp-values in the engine's convention (as V-fin-values): ``Rules.values`` counts a
+    card on the table (an Ace 1), ``Rules.hand_values`` played from hand (an Ace 14); the
+    highest value a card captures with is 14."""
+    r = make_rules("krypkasino", 2)
+    by_kind = {r.deck.names[i]: (r.values[i], r.hand_values[i]) for i in range(r.deck.size)}
+    assert by_kind == {**{f"A{s}": (1, 14) for s in "SHDC"},
+                       **{f"{k}{s}": (v, v) for k, v in (("J", 11), ("Q", 12), ("K", 13))
+                          for s in "SHDC"},
+                       **{f"{n}{s}": (n, n) for n in range(2, 11) for s in "SHDC"}}
+    assert r.max_value == 14 and not r.ace14
+    assert not hasattr(r, "table_values")
+
+
 def test_v_kryp_values_faces_count_11_to_13():
     """V-kryp-values: J 11, Q 12, K 13, in hand and on the table alike."""
     st = mk([["KS", "JD", "QC"], ["5D"]], ["6H", "7D", "KC", "5H", "QH"])
@@ -202,6 +216,10 @@ def test_v_kryp_play_no_building():
     """V-kryp-play: there is no building; a build is refused naming the rule."""
     st = mk([["3S", "8H"], ["5D"]], ["5C"])
     assert rule_of(st, "3S builds 8 on 5C") == "V-kryp-play"
+    # A trail takes nothing: refused naming the same rule, as V-nordic-play does.
+    with pytest.raises(IllegalMoveError, match="no building in krypkasino") as exc:
+        apply_move(st, Move("trail", "8H", ["5C"], 13))
+    assert exc.value.rule == "V-kryp-play"
     with pytest.raises(ValueError, match="has no building"):
         mk([["3S"], ["5D"]], [{"cards": ["5C", "3H"], "value": 8, "owner": 0}])
 

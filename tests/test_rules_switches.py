@@ -25,8 +25,9 @@ from casino_env.engine.rules import switch_value
 
 # -- helpers (the shared ones are in tests/rules_helpers.py) --------------------------------------
 
-PRESETS = ["casino", "royal", "dominican", "hungarian", "tuxedo", "spade", "wippen"]
-BUILDING = [p for p in PRESETS if p != "hungarian"]
+PRESETS = ["casino", "royal", "dominican", "hungarian", "tuxedo", "spade", "wippen", "swedish",
+           "finnish"]
+BUILDING = [p for p in PRESETS if p not in ("hungarian", "swedish", "finnish")]
 STOCK = ["7D", "8D", "8C", "JH", "JD", "JC", "QD", "QC"]  # a small stock: the hand goes on
 LOOSE = {"build_loose": True}
 
@@ -451,8 +452,9 @@ def test_v_earned_refused_with_countout():
 # -- the switch table of docs/rules.md ----------------------------------------------------------
 
 DOC_TABLE = {
-    "sweeps": ["casino", "royal", "dominican", "hungarian", "spade", "wippen"],
-    "cancel": ["casino", "royal", "dominican"],
+    "sweeps": ["casino", "royal", "dominican", "hungarian", "spade", "wippen", "swedish",
+               "finnish"],
+    "cancel": ["casino", "royal", "dominican", "finnish"],
     "countout": ["casino", "royal", "dominican", "spade", "wippen"],
     "dom_trail": BUILDING, "dom_build": BUILDING,
     "dom_end": ["casino", "royal", "dominican"], "soto": ["casino", "royal", "dominican"],
@@ -483,8 +485,10 @@ def _setting(switch: str, variant: str) -> tuple[dict, int, bool | None]:
         sw["ulmann"] = True  # V-hun-cut is played with Ulmann's rules
     if switch == "cancel":
         sw["sweeps"] = True
-    if (switch, variant) == ("sweeps", "dominican"):
-        sw["cancel"] = False
+    if switch == "sweeps" and variant in ("dominican", "finnish"):
+        sw["cancel"] = False  # (V-cancel needs sweeps)
+    if (switch, variant) == ("difference", "finnish"):
+        sw["earned"] = False  # (difference scoring nets whole hands)
     if switch in ("soto", "twenty_by_two_spades", "restricted_no_sweeps"):
         sw["dom_end"] = True
     if variant == "royal" and (switch in ("earned", "soto", "twenty_by_two_spades",
@@ -559,14 +563,17 @@ DEFAULTS = {
     "tuxedo": {"orange_calls": False, "target": 100, "difference": False},
     "spade": {"sweeps": False, "target": 61},
     "wippen": {"sweeps": True, "target": 21},
+    "swedish": {"sweeps": True, "target": 16},
+    "finnish": {"sweeps": True, "cancel": True, "earned": True, "target": 16},
 }
 
 
 def test_list_variants_every_preset():
     """list_variants: the seven presets of RULES.md section 2 (casino, royal, dominican,
-    hungarian V-hun-play, tuxedo V-tux-deal, spade V-spade, wippen) come first; the presets of
-    section 4 follow (tested in their own files, e.g. tests/test_rules_kryp.py)."""
-    assert list_variants()[:len(PRESETS)] == PRESETS
+    hungarian V-hun-play, tuxedo V-tux-deal, spade V-spade, wippen) first, in that order, then
+    those of section 4 in the order added (swedish V-swe-score, finnish V-fin-score, swazi:
+    V-swazi-steal, V-swazi-deal, V-swazi-score; krypkasino, tested in tests/test_rules_kryp.py)."""
+    assert list_variants() == PRESETS + ["swazi", "krypkasino"]
 
 
 @pytest.mark.parametrize("variant", PRESETS)

@@ -1,12 +1,13 @@
 """Property tests on randomly generated state specs (not reached through ``new_game``).
 
 A hypothesis strategy (``specs``) writes valid JSON specs directly, for every preset (casino,
-royal, dominican, hungarian, tuxedo, spade, wippen), 2-4 players (2-6 in Tuxedo), partners
-when four play, a random set of rule switches, and a random moment of a hand: the stock left
-after some deal of the preset's schedule (C-deal, V-tux-deal), hands sized as the round has
-been played so far (the seat to move holds cards; or every hand empty between deals / at the
-end of a hand, which ``from_spec`` settles), loose cards, builds that the rules allow (C-build:
-single builds whose cards sum to the value, multiple builds of several sets of the value;
+royal, dominican, hungarian, tuxedo, spade, wippen, swedish, finnish, swazi), 2-4 players (2-6
+in Tuxedo), partners when four play, a random set of rule switches, and a random moment of a
+hand: the stock left after some deal of the preset's schedule (C-deal, V-tux-deal), hands
+sized as the round has been played so far (the seat to move holds cards; or every hand empty
+between deals / at the end of a hand, which ``from_spec`` settles), loose cards, builds that
+the rules allow (C-build: single builds whose cards sum to the value, multiple builds of
+several sets of the value;
 C-one-per-value; C-build-keep: the owner holds a distinct capturing card; C-face), piles,
 sweeps (V-cancel), scores, last capturer, dealer, seed, and where the rules have them
 ``met`` (V-dom-end), ``proven`` (V-partner-build), ``events`` and ``pending_orange``
@@ -41,7 +42,8 @@ from casino_env.engine import IllegalMoveError, Move, State, apply_move, legal_m
 from casino_env.engine.rules import PRESETS, make_rules
 from casino_env.engine.scoring import certain, criteria, earned, restricted
 
-VARIANTS = ("casino", "royal", "dominican", "hungarian", "tuxedo", "spade", "wippen")
+VARIANTS = ("casino", "royal", "dominican", "hungarian", "tuxedo", "spade", "wippen", "swedish",
+            "finnish", "swazi")
 BUILDING = ("dom_trail", "dom_build", "build_loose", "owner_may_trail", "raise_with_table",
             "build_as_card")
 DOM_END = ("dom_end", "soto", "twenty_by_two_spades", "restricted_no_sweeps")
@@ -54,9 +56,14 @@ CANDIDATES = {
     "tuxedo": ("earned", "orange_calls") + BUILDING,
     "spade": ("sweeps", "last_capture", "earned") + BUILDING,
     "wippen": ("sweeps", "earned") + BUILDING,
+    "swedish": ("sweeps", "earned"),
+    "finnish": ("sweeps", "cancel", "earned"),
+    "swazi": ("dom_build", "countout"),
 }
+# A lower target (not 11: V-target difference scoring).
 TARGETS = {"casino": 9, "royal": 9, "dominican": 9, "hungarian": 6, "tuxedo": 40,
-           "spade": 25, "wippen": 9}  # a lower target (not 11: V-target difference scoring)
+           "spade": 25, "wippen": 9, "swedish": 8, "finnish": 8, "swazi": 9}
+FINNISH_SWEEP_LIMIT = 10  # V-fin-score: no sweeps in a hand begun with a side on 10 or more
 TABLE_SIZE = 4  # C-deal: four cards face up on the first deal of a hand
 MAX_LOOSE = 10  # loose cards on a generated table (keeps legal-move generation quick)
 
@@ -73,7 +80,8 @@ def value_kind(variant: str) -> str:
         return "classic"
     if variant == "tuxedo":
         return "rook"
-    return variant if variant == "hungarian" else "royal"
+    # (V-fin-values: Finnish cards count on the table as Royal ones do, an Ace only 1)
+    return variant if variant in ("hungarian", "finnish") else "royal"
 
 
 def card_value(kind: str, name: str) -> int | None:
@@ -146,7 +154,7 @@ def preset_default(variant: str, name: str):
 def switch_sets(draw, variant: str, partnerships: bool) -> dict:
     """A consistent dict of rule switches for ``variant`` (flipped from the defaults)."""
     pool = list(CANDIDATES[variant])
-    if partnerships and variant not in ("hungarian",):
+    if partnerships and "partner_build" in PRESETS[variant].switches:
         pool.append("partner_build")
     flips = draw(st.sets(st.sampled_from(pool), max_size=3))
     sw = {name: not preset_default(variant, name) for name in flips}
@@ -329,6 +337,8 @@ def specs(draw, variants: tuple[str, ...] = VARIANTS) -> dict:
     if rules.restricted_no_sweeps:
         for side in restricted(rules, tuple(scores)):
             sweeps[side] = 0
+    if variant == "finnish" and max(scores) >= FINNISH_SWEEP_LIMIT:
+        sweeps = [0] * sides  # V-fin-score: none recorded in such a hand
     events = []
     if rules.scoring == "tuxedo":  # V-tux-score: sweeps and oranges score during play
         for side in range(sides):
@@ -393,6 +403,9 @@ def check_invariants(s: State) -> None:
         assert not union & m, f"C-deck: {deck.strs(union & m)} in two places (one: {where})"
         union |= m
     assert union == deck.full, f"C-deck: cards missing: {deck.strs(deck.full & ~union)}"
+    if r.variant == "swazi":  # V-swazi-steal: the ordered piles hold each pile's cards once
+        for side, pile in enumerate(s.piles):
+            assert len(set(pile)) == len(pile) and deck.mask(pile) == s.pile_masks[side]
 
     values = [b.value for b in s.builds]
     assert len(values) == len(set(values)), f"C-one-per-value: two builds of one value {values}"
@@ -522,6 +535,8 @@ def test_spec_round_trip(spec):
         for key, value in mine.items():
             assert theirs.get(key) == value, (key, value, theirs.get(key))
         assert out["rules"] == {**out["rules"], **spec.get("rules", {})}
+        if s.rules.steal:  # V-swazi-steal: each pile comes back in its order, bottom first
+            assert out["piles"] == spec["piles"]
         if "hand_points" not in spec:
             assert "hand_points" not in out
 
@@ -597,7 +612,7 @@ NO_SHRINK = settings(max_examples=400, phases=[Phase.generate], deadline=None, d
                                             HealthCheck.data_too_large], database=None)
 
 
-@pytest.mark.parametrize("variant", [v for v in VARIANTS if v != "hungarian"])
+@pytest.mark.parametrize("variant", [v for v in VARIANTS if PRESETS[v].building])
 def test_generator_makes_multiple_builds(variant):
     """The generator is not vacuous: it makes multiple builds (C-build) owned by a seat that
     holds the capturing card (C-build-keep) in every preset with building."""

@@ -12,6 +12,7 @@ import re
 from .cards import DOUBLE, ROOK, STANDARD, Deck, bit_list, deck_of_card_text
 from .rules import Rules
 from .sets import groups, partitions, with_card
+from .state import stealable
 
 KINDS = ("trail", "capture", "build", "claim", "call")
 
@@ -26,8 +27,10 @@ class Move:
     deck; pass ``deck`` to choose it outright); ``taken`` is a set of names, so
     ``taken_cards`` keeps a card taken twice twice."""
 
+    # ``stolen``: ((card id, side), ...) for taken cards that lie in a capture pile
+    # (V-swazi-steal); set only on such moves, so it is read with getattr (default ()).
     __slots__ = ("kind", "played_mask", "taken_mask", "value", "for_partner", "orange", "deck",
-                 "multiple")
+                 "multiple", "stolen")
 
     def __init__(self, kind: str, played: object = (), taken: object = (),
                  value: int | None = None, for_partner: bool = False,
@@ -111,9 +114,16 @@ class Move:
                 return f"{played} trails and builds {self.value} on {taken}"
             return f"{played} trails"
         if self.kind == "capture":
-            return f"{played} captures {taken}" + (" calling orange" if self.orange else "")
-        text = f"{played} builds {self.value} on {taken}"
-        return text + " for partner" if self.for_partner else text
+            text = f"{played} captures {taken}" + (" calling orange" if self.orange else "")
+        else:
+            text = f"{played} builds {self.value} on {taken}"
+            if self.for_partner:
+                text += " for partner"
+        stolen = getattr(self, "stolen", ())
+        if stolen:  # V-swazi-steal: "(5S from side 1's pile)"
+            text += " (" + ", ".join(f"{d.names[c]} from side {side}'s pile"
+                                     for c, side in stolen) + ")"
+        return text
 
     def __repr__(self) -> str:
         return f"Move({str(self)!r})"
@@ -213,8 +223,9 @@ def legal_moves(state) -> list[Move]:
 
 
 class Items:
-    """The table items that can join sums — loose cards with a value and, with V-build-as-card,
-    single builds — with set queries answered as card masks.
+    """The table items that can join sums — loose cards with a value (under V-swazi-steal also
+    the other sides' pile tops, which count as loose cards) and, with V-build-as-card, single
+    builds — with set queries answered as card masks.
 
     The work (``sets.groups``/``sets.partitions``) is cached by the items' values only; this
     object memoises the conversion back to card masks and prunes unreachable sums.
@@ -333,7 +344,7 @@ class Items:
 
 
 def capture_values(rules: Rules, cv: int) -> tuple[int, ...]:
-    """The values a card of value ``cv`` captures with (a Royal Ace: 1 or 14)."""
+    """The values a card of hand value ``cv`` captures with (a Royal Ace: 1 or 14)."""
     return (1, 14) if rules.ace14 and cv == 1 else (cv,)
 
 
@@ -392,7 +403,8 @@ def generate(st, only: int | None = None) -> list[Move]:
     deck = r.deck
     seat = st.current
     hand = st.hand_masks[seat]
-    values = r.values
+    values = r.values  # on the table
+    hand_values = r.hand_values  # from hand (the same tuple but in Finnish, V-fin-values)
     rank_of = deck.rank
     rank_mask = deck.rank_mask
     loose = st.loose_mask
@@ -402,7 +414,8 @@ def generate(st, only: int | None = None) -> list[Move]:
     by_value = {b.value: b for b in builds}
     owned = [b for b in builds if b.owner == seat]
     singles = [b for b in builds if not b.multiple]  # builds a played card may raise
-    table = Items(loose, values, ace14, tuple(singles) if r.build_as_card else ())
+    tops = stealable(st, seat) if r.steal else 0  # V-swazi-steal: other sides' pile tops
+    table = Items(loose | tops, values, ace14, tuple(singles) if r.build_as_card else ())
     make = Move.make
     new = object.__new__
     out: list[Move] = []
@@ -429,7 +442,7 @@ def generate(st, only: int | None = None) -> list[Move]:
     for c in hand_ids if only is None else (only,):
         cbit = 1 << c
         rest = hand & ~cbit
-        cv = values[c]
+        cv = hand_values[c]
         same_rank = loose & rank_mask[rank_of[c]]
         targets = [V for V in in_hand if in_hand[V] > (cv == V or (V == 14 and cv == 1 and ace14))]
 
@@ -497,7 +510,24 @@ def generate(st, only: int | None = None) -> list[Move]:
     if r.partner_build:
         _partner_builds(out, st, table, by_value, owned,
                         hand_ids if only is None else [only])
+    if tops:
+        for m in out:
+            if m.taken_mask & tops:
+                mark_stolen(st, m)
     return out
+
+
+def mark_stolen(st, m: Move) -> Move:
+    """Note on ``m`` (in place) which of its taken cards lie in a capture pile of ``st``, and
+    whose (V-swazi-steal), so that its notation says so; returns ``m``."""
+    found = []
+    if st.pile_ids:
+        for c in bit_list(m.taken_mask & ~st.loose_mask):
+            for side, p in enumerate(st.pile_masks):
+                if p >> c & 1:
+                    found.append((c, side))
+    m.stolen = tuple(found)
+    return m
 
 
 def _held_values(r: Rules, ids: list[int]) -> dict[int, int]:
@@ -626,9 +656,9 @@ def _generate_kryp(st, only: int | None) -> list[Move]:
     r = st.rules
     deck = r.deck
     hand = st.hand_masks[st.current]
-    values = r.values
+    hand_values = r.hand_values  # from hand (V-kryp-values: an Ace 14)
     loose = st.loose_mask
-    table = Items(loose, r.table_values, False)
+    table = Items(loose, r.values, False)  # on the table (an Ace 1)
     low = deck.low
     pairs = loose & loose >> 1 & low  # kinds with both copies loose (their copy-0 bits)
     if only is None:
@@ -643,7 +673,7 @@ def _generate_kryp(st, only: int | None) -> list[Move]:
     make = Move.make
     for c in cards:
         cbit = 1 << c
-        v = values[c]
+        v = hand_values[c]
         sets = table.groups(v)
         if not sets:
             out.append(make(deck, "trail", cbit, 0, None))
@@ -713,9 +743,11 @@ _MOVE_RE = re.compile(
     rf"\s+(?:on\s+)?(?P<ttaken>{_CARDS}))?"
     rf"|(?P<capture>captures?|takes?)\s+(?P<ctaken>{_CARDS})(?P<orange>\s+calling\s+orange)?"
     rf"|(?P<build>builds?)\s+(?P<bvalue>\d+)\s+(?:on\s+)?(?P<btaken>{_CARDS})"
-    rf"(?P<partner>\s+for\s+partner)?)\s*$",
+    rf"(?P<partner>\s+for\s+partner)?)(?:\s*\((?P<piles>[^)]*)\))?\s*$",
     re.IGNORECASE,
 )
+_FROM_PILE_RE = re.compile(r"^\s*(?P<card>\S+)\s+from\s+side\s+(?P<side>\d+)'s\s+pile\s*$",
+                           re.IGNORECASE)
 _CLAIM_RE = re.compile(r"^\s*claims?(\s+the\s+game)?\s*$", re.IGNORECASE)
 _CALL_RE = re.compile(r"^\s*calls?\s+orange\s*$", re.IGNORECASE)
 
@@ -724,7 +756,9 @@ def parse_move(text: str, state) -> Move:
     """Read a move in notation: ``KD trails``, ``7H captures 5S+2C``, ``3H builds 8 on 5S``,
     ``3H builds 9 on 6S for partner``, ``KD trails and builds 8 on 3S+5C`` (V-build-loose),
     ``9S+3H captures QD`` (Hungarian), ``5R captures 2Y+3G calling orange``, ``calls orange``,
-    ``claims the game``.
+    ``claims the game``, ``7H captures 2C+5S (5S from side 1's pile)`` (V-swazi-steal: the
+    clause naming where pile cards come from may be left out, since a card lies in one place
+    only; given, it must agree with ``state``).
 
     Only the syntax and the cards are checked here; ``apply_move`` judges legality. A capture
     written without its value takes the value of the matching legal move (or the cards').
@@ -745,16 +779,61 @@ def parse_move(text: str, state) -> Move:
     else:
         hand = table = 0
     played = _parse_cards(m["played"], deck, text, hand)
+    if m["piles"] is not None:
+        if m["trail"]:
+            raise ValueError(f"cannot read move {text!r}: a trail takes no pile card")
+        move = _parse_taking(m, played, deck, state, text, table)
+        return _check_stolen(move, m["piles"], deck, state, text)
     if m["trail"]:
         taken = _parse_cards(m["ttaken"], deck, text, table) if m["ttaken"] else 0
         value = int(m["tvalue"]) if m["tvalue"] else None
         return Move.make(deck, "trail", played, taken, value)
+    move = _parse_taking(m, played, deck, state, text, table)
+    if state is not None and state.pile_ids:
+        mark_stolen(state, move)
+    return move
+
+
+def _parse_taking(m: re.Match, played: int, deck: Deck, state, text: str, table: int) -> Move:
+    """The capture or build of a matched move text (``table``: where two decks' copies are
+    matched, see ``_parse_cards``)."""
     if m["capture"]:
         taken = _parse_cards(m["ctaken"], deck, text, table)
         value = _capture_value(state, played, taken, deck)
         return Move.make(deck, "capture", played, taken, value, None, False, bool(m["orange"]))
     taken = _parse_cards(m["btaken"], deck, text, table)
     return Move.make(deck, "build", played, taken, int(m["bvalue"]), None, bool(m["partner"]))
+
+
+def _check_stolen(move: Move, clause: str, deck: Deck, state, text: str) -> Move:
+    """V-swazi-steal: read ``(5S from side 1's pile, ...)``; each card named must be taken by
+    the move and, given a state, lie in that side's pile (the move then notes it)."""
+    named = set()
+    for part in clause.split(","):
+        f = _FROM_PILE_RE.match(part)
+        if not f:
+            raise ValueError(f"cannot read move {text!r}: expected e.g. \"(5S from side 1's "
+                             f"pile)\" after the cards, got ({clause})")
+        cid = _parse_cards(f["card"], deck, text).bit_length() - 1
+        side = int(f["side"])
+        if not move.taken_mask >> cid & 1:
+            raise ValueError(f"cannot read move {text!r}: {deck.names[cid]} is named as a pile "
+                             "card but is not among the cards taken")
+        if state is not None and not (side < len(state.pile_masks)
+                                      and state.pile_masks[side] >> cid & 1):
+            raise ValueError(f"cannot read move {text!r}: {deck.names[cid]} is not in side "
+                             f"{side}'s pile (V-swazi-steal)")
+        named.add((cid, side))
+    if state is None:
+        move.stolen = tuple(sorted(named))
+        return move
+    mark_stolen(state, move)
+    missing = [deck.names[c] for c, side in move.stolen if (c, side) not in named]
+    if missing:
+        raise ValueError(f"cannot read move {text!r}: {', '.join(missing)} also "
+                         f"come{'s' if len(missing) == 1 else ''} from a pile; name "
+                         "every pile card in the brackets, or none")
+    return move
 
 
 def _parse_cards(text: str, deck: Deck, whole: str, where: int = 0) -> int:
@@ -789,7 +868,7 @@ def _capture_value(state, played: int, taken: int, deck: Deck) -> int | None:
         for mv in legal_moves(state):
             if mv.kind == "capture" and mv.played_mask == played and mv.taken_mask == taken:
                 return mv.value
-        values = state.rules.values
+        values = state.rules.hand_values
     else:
         values = tuple(r if r <= 10 else None for r in deck.rank)
     total = 0

@@ -10,11 +10,20 @@ import random
 
 from .cards import SPADE, bit_list
 from .dealing import deal, shuffle
-from .moves import Items, Move, backs, capture_values, legal_moves, parse_move, resolve_copies
+from .moves import (
+    Items,
+    Move,
+    backs,
+    capture_values,
+    legal_moves,
+    mark_stolen,
+    parse_move,
+    resolve_copies,
+)
 from .rules import make_rules
-from .scoring import certain, criteria, earned, finish_hand, restricted
+from .scoring import certain, criteria, earned, finish_hand, restricted, sweep_scores
 from .sets import partitions
-from .state import Build, Sides, State, check_seed, renumber
+from .state import Build, Sides, State, check_seed, pile_of, renumber, stealable
 
 RULES_DOC = "docs/rules.md"  # where every rule id has a heading (anchor: the id lower-cased)
 
@@ -56,8 +65,8 @@ def _rebuild_error(message: str, rule: str | None, reason: str | None,
 
 def new_game(variant: str = "casino", players: int = 2, seed: int | None = None,
              partnerships: bool | None = None, **switches) -> State:
-    """A shuffled, dealt game. ``partnerships`` defaults to the preset's choice (only
-    Dominican with 4 players plays as partners); ``seed`` is an int >= 0, or None to draw a
+    """A shuffled, dealt game. ``partnerships`` defaults to the preset's choice (Dominican
+    and Swazi with 4 players play as partners); ``seed`` is an int >= 0, or None to draw a
     random one (a negative seed raises ValueError)."""
     rules = make_rules(variant, players, partnerships, switches)
     seed = check_seed(seed)
@@ -88,6 +97,7 @@ def _start_hand(st: State) -> None:
                                                       r.must_capture)
     st.builds = ()
     st.pile_masks = (0,) * r.sides
+    st.pile_ids = ((),) * r.sides if r.steal else ()
     st.sweeps = (0,) * r.sides
     st.last_capturer = None
     st.met = ()
@@ -114,6 +124,11 @@ def apply_move(state: State, move: Move | str) -> State:
         legal = _find(state, move)
     if legal is None:
         rule, reason = why_illegal(state, move)
+        if state.pile_ids and move.taken_mask and move.deck is state.rules.deck:
+            # V-swazi-steal: the error's move text says which taken cards are pile cards
+            move = mark_stolen(state, Move.make(move.deck, move.kind, move.played_mask,
+                                                move.taken_mask, move.value, move.multiple,
+                                                move.for_partner, move.orange))
         raise IllegalMoveError.of(move, rule, reason)
     return play(state, legal)
 
@@ -142,7 +157,7 @@ def _reads_as(state: State, move: Move, v: int) -> bool:
     """True if the capture ``move`` is also valid with capture value ``v`` (C-move: another
     Ace reading, or another Ulmann split of the hand cards)."""
     r = state.rules
-    vals = tuple(r.values[c] for c in bit_list(move.played_mask))
+    vals = tuple(r.hand_values[c] for c in bit_list(move.played_mask))
     if None in vals:
         return False
     if r.multi_play:
@@ -155,7 +170,7 @@ def _reads_as(state: State, move: Move, v: int) -> bool:
     tm = move.taken_mask
     if not ok or any(b.value != v for b in state.builds if b.cards & tm):
         return False
-    return _partitions_into(r, tm & state.loose_mask, v)
+    return _partitions_into(r, tm & _loose_items(state), v)
 
 
 def play(state: State, m: Move) -> State:
@@ -185,9 +200,12 @@ def play(state: State, m: Move) -> State:
             lost = tuple(b for b in st.builds if b.cards & tm)
             if lost:
                 st.builds = tuple(b for b in st.builds if not b.cards & tm)
-        piles = list(st.pile_masks)
-        piles[side] |= pm | tm
-        st.pile_masks = tuple(piles)
+        if st.pile_ids:
+            _stack(st, side, tm, pm)
+        else:
+            piles = list(st.pile_masks)
+            piles[side] |= pm | tm
+            st.pile_masks = tuple(piles)
         st.last_capturer = seat
         swept = not st.loose_mask and not st.builds
         if swept and r.sweeps:
@@ -203,6 +221,8 @@ def play(state: State, m: Move) -> State:
             st.loose_mask |= pm
         if tm:  # a build, or a trail that also builds (V-build-loose)
             owner = (seat + 2) % 4 if m.for_partner else seat
+            if st.pile_ids:
+                _stack(st, None, tm, 0)  # V-swazi-steal: pile tops taken join the build
             st.loose_mask &= ~tm
             lost = tuple(b for b in st.builds if b.cards & tm)
             kept = [b for b in st.builds if not b.cards & tm]
@@ -236,6 +256,22 @@ def _tabbe(before: State, st: State, seat: int, side: int, pm: int, tm: int) -> 
     st.events = st.events + events
 
 
+def _stack(st: State, side: int | None, taken: int, played: int) -> None:
+    """V-swazi-steal (in place): the pile tops among ``taken`` leave their piles, and with
+    ``side`` set the taken cards go on that side's pile in card order, the played card on
+    top (``side`` None: the tops joined a build)."""
+    ids = list(st.pile_ids)
+    masks = list(st.pile_masks)
+    for s, pile in enumerate(ids):
+        if pile and taken >> pile[-1] & 1:
+            ids[s] = pile[:-1]
+            masks[s] &= ~(1 << pile[-1])
+    if side is not None:
+        ids[side] = ids[side] + tuple(bit_list(taken)) + tuple(bit_list(played))
+        masks[side] |= taken | played
+    st.pile_ids, st.pile_masks = tuple(ids), tuple(masks)
+
+
 def _first_play(st: State) -> bool:
     """Nagy: no card has been played yet this hand (the four initial cards lie alone)."""
     r = st.rules
@@ -247,6 +283,8 @@ def _first_play(st: State) -> bool:
 def _record_sweep(st: State, side: int, count: int, size: int) -> None:
     r = st.rules
     if r.restricted_no_sweeps and side in restricted(r, st.scores):
+        return
+    if not sweep_scores(r, st.scores, not st.stock_ids):  # V-fin-score
         return
     sweeps = list(st.sweeps)
     sweeps[side] += count
@@ -409,9 +447,12 @@ def settle(st: State, fresh: bool = False) -> State:
     for b in st.builds:
         residue |= b.cards
     if residue:
-        piles = list(st.pile_masks)
-        piles[r.side(taker)] |= residue
-        st.pile_masks = tuple(piles)
+        if st.pile_ids:  # V-swazi-steal: the residue goes on top, in card order
+            _stack(st, r.side(taker), residue, 0)
+        else:
+            piles = list(st.pile_masks)
+            piles[r.side(taker)] |= residue
+            st.pile_masks = tuple(piles)
         st.loose_mask = 0
         st.builds = ()
         if r.dom_end:
@@ -482,13 +523,22 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
         return _why_multi(state, move)
     if pm.bit_count() != 1:
         return "C-turn", f"a turn plays exactly one card from hand, not {pm.bit_count()}"
+    if r.preset.play and (move.kind == "build" or move.kind == "trail" and tm):
+        # V-nordic-play, V-kryp-play: a card captures or trails, and a trail takes nothing.
+        what = "a build" if move.kind == "build" else "a trail that takes table cards"
+        return r.preset.play, f"there is no building in {r.variant}, so no {what}"
     c = bit_list(pm)[0]
     cname = d.names[c]
-    cv = r.values[c]
+    cv = r.hand_values[c]  # what it captures with from hand (V-fin-values)
     rest = hand & ~pm
     owned = [b for b in state.builds if b.owner == seat]
     same_rank = state.loose_mask & d.rank_mask[d.rank[c]]
     table = state.table_mask()
+    if r.steal and tm & ~table:
+        why = _why_steal(state, tm & ~table)
+        if why is not None:
+            return why
+    table |= _loose_items(state) & ~state.loose_mask
     if tm & ~table:
         return f"C-{move.kind}", f"{_cards(d, tm & ~table)} {_is(tm & ~table)} not on the table"
     if r.must_capture:
@@ -499,7 +549,7 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
                                       f"of {b.value} ({'+'.join(d.strs(b.cards))}), which moves "
                                       "only as a whole")
     taken_builds = [b for b in state.builds if b.cards & tm]
-    loose_taken = tm & state.loose_mask
+    loose_taken = tm & _loose_items(state)
     if move.for_partner and move.kind != "build":
         return "V-partner-build", f"only a build is made for partner, not a {move.kind}"
     if move.kind == "trail":
@@ -518,13 +568,19 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
                 return "C-capture", (f"{cname} has no number value, so it does not capture as "
                                      f"{move.value}")
             vs = ok = [None]  # one loose card of its rank (C-face)
+            two = 0
         else:
             faces = [i for i in bit_list(tm) if r.values[i] is None]
             if faces:
                 face = d.names[faces[0]]
                 return "C-face", f"{face} has no number value: only a {face[:-1]} captures it"
             vs = list(capture_values(r, cv))
+            two = _two_valued(r, pm | tm)  # V-fin-values: cards counting apart from hand
             if move.value is not None and move.value not in vs:
+                if two & pm:
+                    return "V-fin-values", (f"{cname} counts {cv} played from hand (it counts "
+                                            f"{r.values[c]} only on the table), not "
+                                            f"{move.value}")
                 return "C-capture", f"{cname} counts {_or(vs)}, not {move.value}"
             ok = [v for v in vs if _items_split(r, state, tm, v)]
         if not ok:
@@ -532,7 +588,18 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
                 if b.value not in vs and not (r.build_as_card and not b.multiple):
                     return "C-capture", (f"the build of {b.value} is captured only by a card "
                                          f"of value {b.value}, and {cname} counts {_or(vs)}")
-            return "C-capture", _sum_reason(_items(r, state, tm, vs), vs)
+            why = _sum_reason(_items(r, state, tm, vs), vs)
+            if two & pm:
+                return "V-fin-values", (f"{cname} counts {cv} played from hand ({r.values[c]} "
+                                        f"only on the table), and {why}")
+            if two:
+                ids = bit_list(two)
+                return "V-fin-values", (
+                    f"on the table {_and([d.names[i] for i in ids])} "
+                    f"count{'s' if len(ids) == 1 else ''} "
+                    f"{_and([str(r.values[i]) for i in ids])} "
+                    f"({_and([str(r.hand_values[i]) for i in ids])} only from hand): {why}")
+            return "C-capture", why
         if move.value is not None and move.value not in ok:
             return "C-capture", (f"{cname} takes {'+'.join(d.strs(tm))} only counted as "
                                  f"{ok[0]}, not {move.value}")
@@ -551,14 +618,12 @@ def _why_kryp(state: State, move: Move, c: int, cname: str) -> tuple[str, str]:
     r = state.rules
     d = r.deck
     tm = move.taken_mask
-    cv = r.values[c]
-    if move.kind == "build" or move.for_partner:
-        return "V-kryp-play", f"there is no building in {r.variant}"
+    cv = r.hand_values[c]  # V-kryp-values: an Ace 14 from hand, 1 on the table
+    if move.for_partner:  # (builds and trails that take cards: V-kryp-play in why_illegal)
+        return "V-kryp-play", f"there is no building in {r.variant}, so nothing for partner"
     loose = state.loose_mask
-    sets = Items(loose, r.table_values, False).groups(cv)
+    sets = Items(loose, r.values, False).groups(cv)
     if move.kind == "trail":
-        if tm:
-            return "C-trail", "a trail puts the card on the table and takes nothing"
         if sets:
             can = "+".join(d.strs(sets[0]))
             return "V-kryp-play", (f"{cname} counts {cv} and can capture {can}, so it must "
@@ -571,7 +636,7 @@ def _why_kryp(state: State, move: Move, c: int, cname: str) -> tuple[str, str]:
         return "V-kryp-values", f"{cname} played from hand counts {cv}{ace}, not {move.value}"
     if not _partitions_into(r, tm, cv):
         return "C-capture", _sum_reason(_items(r, state, tm, (cv,)), (cv,))
-    left = Items(loose & ~tm, r.table_values, False).groups(cv)
+    left = Items(loose & ~tm, r.values, False).groups(cv)
     if left:
         what = f"{'+'.join(d.strs(left[0]))} {'makes' if left[0] & left[0] - 1 else 'is'}"
         return "V-kryp-play", (f"a capture must be maximal, and this one leaves {what} {cv} on "
@@ -776,6 +841,14 @@ def _why_multi(state: State, move: Move) -> tuple[str, str]:
     return "V-hun-play", f"{counts}; " + _sum_reason(_items(r, state, tm, ()), (v,))
 
 
+def _two_valued(r, mask: int) -> int:
+    """The cards of ``mask`` that count otherwise from hand than on the table (V-fin-values:
+    Finnish A, 2S and 10D; V-kryp-values: krypkasino's Aces); 0 in every other preset."""
+    if r.hand_values is r.values:
+        return 0
+    return sum(1 << i for i in bit_list(mask) if r.hand_values[i] != r.values[i])
+
+
 def _own_single(state: State, seat: int, taken_builds: list, V: int) -> int | None:
     """V-dom-build: the value of the seat's own single build this move would change, if any."""
     if not state.rules.dom_build:
@@ -824,11 +897,40 @@ def _keep_reason(r, seat: int, cname: str, rest: int, values: list[int]) -> str:
     return f"after playing {cname}, seat {seat} would hold no card to capture its build of {v}"
 
 
+def _loose_items(state: State) -> int:
+    """The cards that count as loose table cards for the seat to move: the loose cards and,
+    under V-swazi-steal, the top card of every other side's pile."""
+    return state.loose_mask | stealable(state, state.current)
+
+
+def _why_steal(state: State, off_table: int) -> tuple[str, str] | None:
+    """V-swazi-steal: why pile cards among ``off_table`` may not be taken (None if they are
+    every one another side's pile top, or none lies in a pile)."""
+    d = state.rules.deck
+    mine = state.rules.side(state.current)
+    for c in bit_list(off_table):
+        side = pile_of(state, c)
+        if side is None:
+            continue
+        name = d.names[c]
+        if side == mine:
+            whose = "partners may not take" if state.rules.partnerships else "no one takes"
+            return "V-swazi-steal", (f"{name} is in side {side}'s pile, the mover's own side's, "
+                                     f"and {whose} from their own pile")
+        top = state.pile_ids[side][-1]
+        if top != c:
+            return "V-swazi-steal", (f"{name} is in side {side}'s pile under {d.names[top]}: "
+                                     "only a pile's top card may be taken")
+    return None
+
+
 def _items(r, state: State, tm: int, skip: tuple) -> list[tuple[str, int | None]]:
     """(name, value) of the table items in ``tm``: loose cards, then builds whose value is not
     in ``skip`` (a build of a set's own value is a whole set)."""
     d = r.deck
-    out = [(d.names[i], r.table_values[i]) for i in bit_list(tm & state.loose_mask)]
+    tops = _loose_items(state) & ~state.loose_mask
+    out = [(d.names[i] + (f" (top of side {pile_of(state, i)}'s pile)" if tops >> i & 1 else ""),
+            r.values[i]) for i in bit_list(tm & (state.loose_mask | tops))]
     out += [(f"the build of {b.value}", b.value) for b in state.builds
             if b.cards & tm and b.value not in skip]
     return out
@@ -858,7 +960,7 @@ def _items_split(r, state: State, tm: int, v: int, extra: tuple = ()) -> bool:
     """True if the table items in ``tm`` (loose cards; single builds too under
     V-build-as-card), plus items of the values ``extra``, split into sets of ``v``; a build of
     value ``v`` is a whole set by itself."""
-    vals = [r.table_values[i] for i in bit_list(tm & state.loose_mask)] + list(extra)
+    vals = [r.values[i] for i in bit_list(tm & _loose_items(state))] + list(extra)
     for b in state.builds:
         if b.cards & tm and b.value != v:
             if not (r.build_as_card and not b.multiple):
@@ -895,9 +997,9 @@ def _unbacked(r, hand: int, values: list[int]) -> int:
 
 def _partitions_into(r, mask: int, v: int) -> bool:
     """True if the cards of ``mask`` split into disjoint sets of value ``v`` (counted as table
-    cards: ``Rules.table_values``, which differ from ``values`` only in krypkasino)."""
+    cards, ``Rules.values``)."""
     ids = bit_list(mask)
-    vals = tuple(r.table_values[i] for i in ids)
+    vals = tuple(r.values[i] for i in ids)
     if None in vals:
         return False
     return (1 << len(ids)) - 1 in partitions(vals, v, r.ace14 and v == 14)

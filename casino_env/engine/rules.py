@@ -100,16 +100,23 @@ class Preset:
     players: tuple[int, ...]
     deck: str
     values: str  # "classic" (C-face), "royal" (J 11, Q 12, K 13, A 1/14), "hungarian", "rook",
-    # "kryp" (V-kryp-values: A 14 from hand, 1 on the table)
+    # "finnish" (V-fin-values), "kryp" (V-kryp-values): other values from hand than on the table
     building: bool
-    scoring: str  # "casino" (C-score), "spade", "wippen", "tuxedo", "kryp" (penalties)
-    hand_size: int
+    scoring: str  # "casino" (C-score), "spade", "wippen", "tuxedo", "swedish", "finnish", "swazi",
+    # "kryp" (penalties, V-kryp-score)
+    hand_size: int | dict  # cards a deal gives each player, or {players: cards} (V-swazi-deal)
     defaults: dict = field(default_factory=dict)
     switches: tuple[str, ...] = ()  # switches that make sense for this preset
     description: str = ""
     special: str = ""  # one line for the README's variant table
+    play: str = ""  # the preset's own rule of play, named by illegal builds (V-nordic-play)
+    tiebreak: str = ""  # "spades": equal totals at the target go to more spades (V-swe-end)
+    steal: bool = False  # V-swazi-steal: the top card of another side's pile is an item
     teams: tuple[int, ...] = (4,)  # player counts that may play as partnerships
 
+
+# Presets whose four players play as partners unless told otherwise (C-deal's seats 0+2 v 1+3).
+PARTNER_PRESETS = ("dominican", "swazi")
 
 _BUILDING = ("dom_trail", "dom_build", "partner_build", "build_loose", "owner_may_trail",
              "raise_with_table", "build_as_card")
@@ -174,6 +181,38 @@ PRESETS: dict[str, Preset] = {
         ("sweeps", "countout") + _BUILDING + _GAME + _POINTS,
         "As casino; most cards 2, most spades 2, 10D 2, 2S 1, aces 1; each sweep (wip) 1.",
         "most cards 2, most spades 2, wips 1"),
+    "swedish": Preset(
+        "swedish", "Swedish Casino (Kasino)", (2, 3, 4), "standard", "royal", False, "swedish",
+        4, dict(sweeps=True, last_capture=True, target=16),
+        ("sweeps",) + _GAME + _POINTS,
+        "Royal values (Ace 1 or 14); no building, capturing never compulsory "
+        "(V-nordic-play); most spades 2, most cards 1, 10D 2, 2S 1, aces 1, last capture 1, "
+        "each sweep (tabbe) 1, never cancelled (V-swe-score); first to 16, equal totals go to "
+        "the most spades of the hand (V-swe-end).",
+        "no building; most spades 2, tabbe 1, last capture 1; to 16",
+        play="V-nordic-play", tiebreak="spades"),
+    "finnish": Preset(
+        "finnish", "Finnish Casino (Kasino)", (2, 3, 4), "standard", "finnish", False,
+        "finnish", 4, dict(sweeps=True, cancel=True, earned=True, target=16),
+        ("sweeps", "cancel") + _GAME + _POINTS,
+        "From hand A 14, 2S 15, 10D 16, on the table A 1, 2S 2, 10D 10 (V-fin-values); no "
+        "building (V-nordic-play); most spades 2, most cards 1, 10D 2, 2S 1, aces 1, each "
+        "sweep (mokki) 1, cancelled, none in the last deal or once a side has 10 "
+        "(V-fin-score); first to 16, counted as earned (V-earned).",
+        "A 14, 2S 15, 10D 16 from hand; no building; to 16 as earned",
+        play="V-nordic-play"),
+    "swazi": Preset(
+        "swazi", "African Casino (Eswatini)", (2, 3, 4), "standard", "royal", True, "swazi",
+        {2: 12, 3: 16, 4: 12}, dict(dom_build=True, target=21),
+        ("dom_build", "countout", "target") + _POINTS,
+        "Royal values; capture piles are face-up stacks and the top card of another side's "
+        "pile may be captured or built with like a loose card (V-swazi-steal); 4 cards to the "
+        "table, then 12 cards each twice (2 players) or 16 / 12 each at once (V-swazi-deal); "
+        "no raising your own build (V-dom-build); most cards 2, most spades 2 (a tie: 1 "
+        "each), 10D 2, 2S 1, aces 1, no sweeps (V-swazi-score). Four players play as "
+        "partners.",
+        "take the top card of an opponent's pile; big deals; 11 points a hand",
+        steal=True),
     "krypkasino": Preset(
         "krypkasino", "Krypkasino (Swedish reverse Casino)", (2, 3, 4, 5, 6), "double", "kryp",
         False, "kryp", 4, dict(sweeps=True, target=50),
@@ -184,8 +223,13 @@ PRESETS: dict[str, Preset] = {
         "and spades 1, sweeps (tabbe) 5 with 5 back to the player before (V-kryp-score); "
         "after a side reaches 50 the lowest total wins (V-kryp-end). Partners with 4 (0+2 v "
         "1+3) or 6 players (0+3, 1+4, 2+5; V-kryp-seats).",
-        "reverse: avoid points and sweeps; two decks; to 50, lowest wins", (4, 6)),
+        "reverse: avoid points and sweeps; two decks; to 50, lowest wins",
+        play="V-kryp-play", teams=(4, 6)),
 }
+
+# V-fin-values: the cards that capture with another value from hand than they count on the
+# table (there: A 1, 2S 2, 10D 10, as their rank).
+FINNISH_HAND_VALUES = {"AS": 14, "AH": 14, "AD": 14, "AC": 14, "2S": 15, "10D": 16}
 
 
 @dataclass(frozen=True)
@@ -227,6 +271,7 @@ class Rules:
     preset: Preset = field(init=False, repr=False, compare=False)
     deck: Deck = field(init=False, repr=False, compare=False)
     values: tuple = field(init=False, repr=False, compare=False)
+    hand_values: tuple = field(init=False, repr=False, compare=False)
     ace14: bool = field(init=False, repr=False, compare=False)
     building: bool = field(init=False, repr=False, compare=False)
     scoring: str = field(init=False, repr=False, compare=False)
@@ -236,9 +281,7 @@ class Rules:
     multi_play: bool = field(init=False, repr=False, compare=False)
     earned_wins: bool = field(init=False, repr=False, compare=False)
     item_points: ItemPoints = field(init=False, repr=False, compare=False)
-    # V-kryp-values: a table card's capture value (``values`` is a hand card's; the same
-    # tuple except in krypkasino, where an Ace counts 14 from hand and 1 on the table).
-    table_values: tuple = field(init=False, repr=False, compare=False)
+    steal: bool = field(init=False, repr=False, compare=False)
     must_capture: bool = field(init=False, repr=False, compare=False)  # V-kryp-play
     penalties: bool = field(init=False, repr=False, compare=False)  # V-kryp-score: lower wins
 
@@ -252,21 +295,31 @@ class Rules:
         s(self, "deck", deck)
         s(self, "values", tuple(r if (p.values != "classic" or r <= 10) else None
                                 for r in deck.rank))
-        s(self, "table_values", self.values)
-        if p.values == "kryp":  # V-kryp-values
-            s(self, "values", tuple(14 if r == 1 else r for r in deck.rank))
+        # What a card captures with when played from hand; the table's values (the same
+        # tuple) in every preset but Finnish (V-fin-values) and krypkasino (V-kryp-values:
+        # an Ace 14 from hand, 1 on the table).
+        if p.values == "finnish":
+            hand = tuple(FINNISH_HAND_VALUES.get(name, v)
+                         for name, v in zip(deck.names, self.values))
+        elif p.values == "kryp":
+            hand = tuple(14 if r == 1 else r for r in deck.rank)
+        else:
+            hand = self.values
+        s(self, "hand_values", hand)
         s(self, "ace14", p.values == "royal" or (p.values == "hungarian" and self.ace_14))
         s(self, "building", p.building)
         s(self, "scoring", p.scoring)
         s(self, "sides", self.players // 2 if self.partnerships else self.players)
-        s(self, "max_value", 14 if p.values in ("royal", "kryp") else 10 if p.building
-          else 13 * 4)
-        s(self, "hand_size", p.hand_size)
+        s(self, "max_value", 14 if p.values in ("royal", "kryp") else 16 if p.values == "finnish"
+          else 10 if p.building else 13 * 4)
+        s(self, "hand_size", p.hand_size if isinstance(p.hand_size, int)
+          else p.hand_size[self.players])
         s(self, "multi_play", p.values == "hungarian")
         # The game ends during play when a side's earned points reach the target (V-earned,
         # V-hun-end), unless the win must be claimed or each hand is played out (Ulmann).
         s(self, "earned_wins", self.earned and not self.claims and not self.ulmann)
         s(self, "item_points", _item_points(self))
+        s(self, "steal", p.steal)
         s(self, "must_capture", p.values == "kryp")
         s(self, "penalties", p.scoring == "kryp")
 
@@ -302,14 +355,21 @@ def switch_value(rules: Rules, name: str):
 
 
 def _item_points(r: Rules) -> ItemPoints:
-    """The points of each scoring item: the preset's (C-score, V-spade, Wippen, V-tux-score),
-    with V-last-capture and the sweeps switch, then the V-points table over them."""
+    """The points of each scoring item: the preset's (C-score, V-spade, Wippen, V-tux-score,
+    V-swe-score, V-fin-score, V-swazi-score, V-kryp-score), with V-last-capture and the sweeps
+    switch, then the V-points table over them."""
     if r.scoring == "tuxedo":  # most cards 15; oranges, sweeps and fives are scored apart
         table = dict(cards=15, spades=0, big_casino=0, little_casino=0, aces=0, sweep=0,
                      last_capture=0)
     elif r.scoring == "kryp":  # V-kryp-score, penalties: ``spades`` each spade but the 2S,
         # ``sweep`` a tabbe (a dubbeltabbe twice that)
         table = dict(cards=0, spades=1, big_casino=3, little_casino=2, aces=1, sweep=5,
+                     last_capture=0)
+    elif r.scoring in ("swedish", "finnish"):  # V-swe-score, V-fin-score: most spades 2
+        table = dict(cards=1, spades=2, big_casino=2, little_casino=1, aces=1,
+                     sweep=1 if r.sweeps else 0, last_capture=1 if r.last_capture else 0)
+    elif r.scoring == "swazi":  # V-swazi-score: 11 a hand, no sweeps, no last capture
+        table = dict(cards=2, spades=2, big_casino=2, little_casino=1, aces=1, sweep=0,
                      last_capture=0)
     else:
         wippen = r.scoring == "wippen"
@@ -336,7 +396,7 @@ def make_rules(variant: str = "casino", players: int = 2, partnerships: bool | N
         raise ValueError(f"{pre}players={players} is not allowed for {variant!r} "
                          f"(allowed: {', '.join(map(str, preset.players))})")
     if partnerships is None:
-        partnerships = variant == "dominican" and players == 4
+        partnerships = variant in PARTNER_PRESETS and players == 4
     if not isinstance(partnerships, bool):
         raise ValueError(f"{pre}partnerships must be true or false, got {partnerships!r}")
     if partnerships and players not in preset.teams:
@@ -409,6 +469,9 @@ def _check_points(r: Rules, pre: str) -> None:
                                  f"'tuxedo' ({why}, V-tux-score; only 'cards' may be set)")
     for item in ("sweep", "last_capture"):
         switch = "sweeps" if item == "sweep" else item
+        if item in table and not getattr(r, switch) and switch not in r.preset.switches:
+            raise ValueError(f"{pre}rule switch 'points': item {item!r} does not apply to "
+                             f"{r.variant!r} (it does not score {item!r})")
         if item in table and not getattr(r, switch):
             raise ValueError(f"{pre}rule switch 'points': item {item!r} needs rule switch "
                              f"{switch!r} (without it the game does not score {item!r})")

@@ -1,6 +1,6 @@
-"""Scoring a hand (C-score, V-spade, V-spade-bicycle, Wippen, V-tux-score, V-kryp-score,
-V-last-capture, V-points, V-target) and the end of the game (C-game, V-countout, V-dom-end,
-V-soto, V-earned, V-kryp-end).
+"""Scoring a hand (C-score, V-spade, V-spade-bicycle, Wippen, V-tux-score, V-swe-score,
+V-fin-score, V-swazi-score, V-kryp-score, V-last-capture, V-points, V-target) and the end of
+the game (C-game, V-countout, V-dom-end, V-soto, V-earned, V-swe-end, V-kryp-end).
 
 In krypkasino the points are penalties: lower is better, and the winner is the side with the
 lowest total (V-kryp-end).
@@ -30,6 +30,16 @@ FIVE_RANK = 5
 # V-dom-end / V-soto: what a side short of the target by this many points may still score.
 CRITERIA = {3: ("cards",), 2: ("10D",), 1: ("spades",), 5: ("cards", "10D"), 4: ("cards", "spades")}
 MAJORITY = ("cards", "spades")  # items decided only once every card is captured
+FINNISH_SWEEP_LIMIT = 10  # V-fin-score: no sweeps score once a side starts a hand with 10
+
+
+def sweep_scores(rules: Rules, scores: tuple, last_deal: bool) -> bool:
+    """Whether a sweep made now is recorded (it scores, and cancels under V-cancel): always,
+    except in Finnish during a hand's last deal or when a side started the hand (``scores``)
+    with 10 or more (V-fin-score)."""
+    if rules.scoring != "finnish":
+        return True
+    return not last_deal and max(scores) < FINNISH_SWEEP_LIMIT
 
 
 def strict_max(counts: list[int]) -> int | None:
@@ -66,10 +76,14 @@ def awards(rules: Rules, piles: tuple, sweeps: tuple, events: tuple = (),
     if scoring == "kryp":
         return _kryp_awards(rules, piles, events)
     out: list[tuple[str, int, int]] = []
+    shared = scoring == "swazi" and left is None  # V-swazi-score: a tie for most gives 1 each
     if pts.cards:
-        s = _majority([p.bit_count() for p in piles], left[0] if left else None)
+        counts = [p.bit_count() for p in piles]
+        s = _majority(counts, left[0] if left else None)
         if s is not None:
             out.append(("cards", s, pts.cards))
+        elif shared:
+            _tied(out, "cards", counts, pts.cards)
     if scoring == "tuxedo":
         five = deck.rank_mask[FIVE_RANK]
         for side, p in enumerate(piles):
@@ -86,9 +100,12 @@ def awards(rules: Rules, piles: tuple, sweeps: tuple, events: tuple = (),
                 if k:
                     out.append(("spades", side, k * pts.spades))
     elif pts.spades:
-        s = _majority([(p & spade).bit_count() for p in piles], left[1] if left else None)
+        counts = [(p & spade).bit_count() for p in piles]
+        s = _majority(counts, left[1] if left else None)
         if s is not None:
             out.append(("spades", s, pts.spades))
+        elif shared:
+            _tied(out, "spades", counts, pts.spades)
     named = [(TEN_OF_DIAMONDS, "10D", pts.big_casino), (TWO_OF_SPADES, "2S", pts.little_casino)]
     if scoring == "spade":
         named.append((JACK_OF_SPADES, "JS", 1))  # V-spade: the JS scores 1 more as a spade
@@ -134,6 +151,14 @@ def _kryp_awards(rules: Rules, piles: tuple, events: tuple) -> list:
     for side, item, points in events:
         out.append((item, side, points))
     return out
+
+
+def _tied(out: list, item: str, counts: list[int], points: int) -> None:
+    """V-swazi-score: every side tied for the most scores half the item's points (rounded
+    down: 1 each of the 2 points in force unless V-points changes them)."""
+    best = max(counts)
+    if points // 2:
+        out.extend((item, side, points // 2) for side, k in enumerate(counts) if k == best)
 
 
 def earned(rules: Rules, piles: tuple, sweeps: tuple, events: tuple, left: tuple) -> list[int]:
@@ -207,11 +232,13 @@ def finish_hand(rules: Rules, start: tuple, piles: tuple, sweeps: tuple, met: tu
         points = [max(a - b, 0), max(b - a, 0)]
         counted = []
     counted.sort(key=aw.index)
-    return tuple(points), decide(rules, start, points, counted)
+    return tuple(points), decide(rules, start, points, counted, piles)
 
 
-def decide(rules: Rules, start: tuple, points: list[int], counted: list) -> int | None:
-    """C-game (higher total wins, a tie plays on) or V-countout when several reach the target;
+def decide(rules: Rules, start: tuple, points: list[int], counted: list,
+           piles: tuple = ()) -> int | None:
+    """C-game (higher total wins, a tie plays on), V-countout when several reach the target,
+    or V-swe-end (equal totals: the side with more spades in ``piles``, this hand's);
     V-kryp-end: once a side's penalties reach the target the lowest total wins (a tie for it
     plays on)."""
     target = rules.target
@@ -238,4 +265,9 @@ def decide(rules: Rules, start: tuple, points: list[int], counted: list) -> int 
         return tops[0] if len(tops) == 1 else None
     best = max(totals)
     tops = [s for s, t in enumerate(totals) if t == best]
+    if len(tops) > 1 and rules.preset.tiebreak == "spades" and piles:
+        spade = rules.deck.suit_mask[SPADE]
+        counts = [(piles[s] & spade).bit_count() for s in tops]
+        most = strict_max(counts)
+        return None if most is None else tops[most]
     return tops[0] if len(tops) == 1 else None

@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 from .cards import Deck, bit_list
 from .rules import BICYCLE_DOUBLE, Rules, make_rules
+from .scoring import FINNISH_SWEEP_LIMIT, sweep_scores
 from .sets import partitions
 
 
@@ -55,11 +56,13 @@ class State:
     ``rules``, ``dealer``; cards as notation strings through ``hands``, ``table``, ``piles``,
     ``stock`` (and ``hand(seat)``, ``pile(side)``, ``stock_size``). The engine's own bitmask
     fields say so in their names: ``hand_masks``, ``loose_mask``, ``pile_masks``, ``stock_ids``
-    (card ids, top first); ``builds`` holds ``Build`` tuples whose ``cards`` is a mask.
+    (card ids, top first), ``pile_ids`` (V-swazi-steal only: per side, the pile's card ids
+    bottom first; ``()`` where piles are unordered); ``builds`` holds ``Build`` tuples whose
+    ``cards`` is a mask.
     """
 
     __slots__ = ("rules", "dealer", "current", "hand_masks", "loose_mask", "builds", "stock_ids",
-                 "pile_masks",
+                 "pile_masks", "pile_ids",
                  "sweeps", "scores", "hand_points", "last_capturer", "seed", "game_over",
                  "winner", "met", "proven", "hand_no", "events", "pending_orange", "extra_turn",
                  "_moves", "_index")
@@ -72,6 +75,7 @@ class State:
     builds: tuple  # Build, sorted by value
     stock_ids: tuple  # card ids, top first
     pile_masks: tuple  # mask per side
+    pile_ids: tuple  # V-swazi-steal: per side, card ids bottom first; () for unordered piles
     sweeps: tuple  # uncancelled sweeps per side
     scores: Sides  # cumulative per side (start of this hand while it is being played)
     hand_points: Sides | None
@@ -95,6 +99,7 @@ class State:
                                                               self.current, self.hand_masks)
         new.loose_mask, new.builds, new.stock_ids, new.pile_masks = (
             self.loose_mask, self.builds, self.stock_ids, self.pile_masks)
+        new.pile_ids = self.pile_ids
         new.sweeps, new.scores, new.hand_points = self.sweeps, self.scores, self.hand_points
         new.last_capturer, new.seed, new.game_over = self.last_capturer, self.seed, \
             self.game_over
@@ -134,7 +139,18 @@ class State:
         return self.deck.strs(self.hand_masks[seat])
 
     def pile(self, side: int) -> list[str]:
+        """A side's capture pile as card strings: bottom first where piles are ordered
+        (V-swazi-steal), else in card order."""
+        if self.pile_ids:
+            names = self.deck.names
+            return [names[i] for i in self.pile_ids[side]]
         return self.deck.strs(self.pile_masks[side])
+
+    def pile_top(self, side: int) -> str | None:
+        """V-swazi-steal: the top card of a side's pile (None if the pile is empty or the
+        rules keep piles unordered)."""
+        ids = self.pile_ids[side] if self.pile_ids else ()
+        return self.deck.names[ids[-1]] if ids else None
 
     @property
     def hands(self) -> list[list[str]]:
@@ -144,7 +160,10 @@ class State:
 
     @property
     def piles(self) -> list[list[str]]:
-        """Every side's capture pile as card strings (side order)."""
+        """Every side's capture pile as card strings (side order; each bottom first where
+        piles are ordered, V-swazi-steal)."""
+        if self.pile_ids:
+            return [self.pile(side) for side in range(len(self.pile_ids))]
         strs = self.deck.strs
         return [strs(p) for p in self.pile_masks]
 
@@ -221,7 +240,7 @@ class State:
             "hands": [d.strs(h) for h in self.hand_masks],
             "table": self.table,
             "stock": [d.names[i] for i in self.stock_ids],
-            "piles": [d.strs(p) for p in self.pile_masks],
+            "piles": self.piles,
             "sweeps": list(self.sweeps),
             "scores": list(scores),
             "last_capturer": self.last_capturer,
@@ -260,7 +279,8 @@ class State:
     # -- comparison and display ----------------------------------------------------------
     def _key(self) -> tuple:
         return (self.rules, self.dealer, self.current, self.hand_masks, self.loose_mask,
-                self.builds, self.stock_ids, self.pile_masks, self.sweeps, tuple(self.scores),
+                self.builds, self.stock_ids, self.pile_masks, self.pile_ids, self.sweeps,
+                tuple(self.scores),
                 None if self.hand_points is None else tuple(self.hand_points),
                 self.last_capturer, self.seed, self.game_over, self.winner, self.met,
                 self.proven, self.hand_no, self.events, self.pending_orange, self.extra_turn)
@@ -455,6 +475,9 @@ def _parse_spec(spec: object) -> State:
         raise ValueError(f"piles: must be a list of {sides} piles (one per side), "
                          f"got {piles_spec!r}")
     piles = tuple(cards.mask(p, f"piles[{i}]") for i, p in enumerate(piles_spec))
+    # V-swazi-steal: each pile is a stack, listed bottom first (``mask`` checked the lists).
+    pile_ids = tuple(tuple(deck.parse(t) for t in p)
+                     for p in piles_spec) if rules.steal else ()
 
     sweeps = _int_list(spec.get("sweeps", [0] * sides), sides, "sweeps")
     if any(x < 0 for x in sweeps):
@@ -475,6 +498,10 @@ def _parse_spec(spec: object) -> State:
     if sweeps and rules.cancel and all(sweeps):
         raise ValueError(f"sweeps: {list(sweeps)} cannot happen under V-cancel (when every side "
                          "has a sweep, each cancels one)")
+    if any(sweeps) and spec.get("winner") is None and not sweep_scores(rules, scores, False):
+        raise ValueError(f"sweeps: {list(sweeps)} cannot happen in a {rules.variant} hand begun "
+                         f"with scores {list(scores)} (V-fin-score: no sweep counts once a "
+                         f"side has {FINNISH_SWEEP_LIMIT})")
     met_spec = spec.get("met", [])
     if not isinstance(met_spec, (list, tuple)):
         raise ValueError(f"met: must be a list of sides, got {met_spec!r}")
@@ -519,6 +546,7 @@ def _parse_spec(spec: object) -> State:
     for name, value in (("rules", rules), ("dealer", dealer), ("current", current),
                         ("hand_masks", hands), ("loose_mask", loose),
                         ("builds", tuple(builds)), ("stock_ids", stock), ("pile_masks", piles),
+                        ("pile_ids", pile_ids),
                         ("sweeps", sweeps),
                         ("scores", Sides(scores)), ("hand_points", hand_points),
                         ("last_capturer", last_capturer), ("seed", seed),
@@ -532,6 +560,27 @@ def _parse_spec(spec: object) -> State:
     if deck.copies > 1:
         renumber(st)
     return st
+
+
+def stealable(st: State, seat: int) -> int:
+    """V-swazi-steal: the mask of the top cards of every other side's pile, the items ``seat``
+    may capture or build with besides the loose cards (0 where piles are not ordered)."""
+    if not st.pile_ids:
+        return 0
+    mine = st.rules.side(seat)
+    m = 0
+    for side, ids in enumerate(st.pile_ids):
+        if ids and side != mine:
+            m |= 1 << ids[-1]
+    return m
+
+
+def pile_of(st: State, card: int) -> int | None:
+    """The side whose capture pile holds card id ``card``, or None."""
+    for side, p in enumerate(st.pile_masks):
+        if p >> card & 1:
+            return side
+    return None
 
 
 def _parse_build(item: dict, field: str, rules: Rules, cards: _Cards) -> Build:

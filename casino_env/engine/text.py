@@ -39,6 +39,7 @@ def describe_state(st, viewer: int | None = None) -> str:
         lines.append(f"{mark} seat {seat}: {cards}")
     piles = "  ".join(f"side {i}: {p.bit_count()} cards"
                       + (f", {st.sweeps[i]} sweeps" if r.sweeps else "")
+                      + (f", top {st.pile_top(i)}" if st.pile_ids and p else "")
                       for i, p in enumerate(st.pile_masks))
     lines.append("piles  " + piles)
     if st.events:
