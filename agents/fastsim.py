@@ -32,7 +32,8 @@ except ImportError:  # pragma: no cover
 
 # Switches whose moves this simulator does not model (the engine plays those rollouts).
 UNSUPPORTED = ("multi_play", "build_as_card", "build_loose", "owner_may_trail", "orange_calls",
-               "nagy", "claims", "ulmann", "difference")
+               "nagy", "claims", "ulmann", "difference",
+               "must_capture")  # (krypkasino's compulsory captures and two decks)
 
 
 # Rollout policies: (weight per card, weight per point) of a capture.

@@ -48,6 +48,7 @@ from casino_env.encoding import (
     Layout,
     moves_features,
     overflow_order,
+    stock_feature,
 )
 from casino_env.engine import Move
 from casino_env.engine.rules import Rules, make_rules
@@ -354,7 +355,7 @@ def encode_view(layout: Layout, view: PlayerView, out: np.ndarray) -> np.ndarray
     for other in range(n):
         out[o["hand_sizes"] + (other - view.seat) % n] = view.hand_sizes[other] / \
             layout.hand_scale
-    out[o["stock"]] = view.stock_size / 52
+    out[o["stock"]] = stock_feature(view.rules, view.stock_size)
     out[o["last_deal"]] = float(view.stock_size == 0)
     if view.cut is not None:  # V-hun-cut: the stock's bottom card the seat has seen
         out[o["cut"] + view.cut] = 1

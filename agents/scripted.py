@@ -8,9 +8,11 @@ order), so a tournament between them is reproducible.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from math import comb
 
 from casino_env.engine import Move
 from casino_env.engine.cards import bit_list
+from casino_env.engine.moves import Items
 from casino_env.engine.scoring import sweep_scores
 from casino_env.engine.view import PlayerView
 
@@ -133,6 +135,8 @@ class HeuristicAgent(Agent):
         side = r.side(seat)
         n = r.players
         w_me = weights(r, st.pile_masks, side)
+        if getattr(r, "must_capture", False):
+            return self._kryp_scores(view, moves, w_me)
         # The next opponent to move and what it may hold.
         opp = next(((seat + k) % n for k in range(1, n) if r.side((seat + k) % n) != side),
                    (seat + 1) % n)
@@ -212,6 +216,49 @@ class HeuristicAgent(Agent):
             out.append(score)
         return out
 
+    def _kryp_scores(self, view: PlayerView, moves: list[Move], w_me: Weights) -> list[float]:
+        """Krypkasino (penalties, V-kryp-play): the penalty points and sweep a move takes now
+        (card values are negative there), plus what the next player's forced reply on the
+        table left is expected to cost them and give us (``threat``: their least bad card
+        among those they may hold, a sweep of theirs crediting us), and at the hand's end
+        the residue for the last capturer. ``w_me``: the card weights of the mover's side."""
+        p, st = self.params, view.state
+        r = st.rules
+        seat, n = view.seat, r.players
+        side, nxt = r.side(seat), (seat + 1) % n
+        w_opp = weights(r, st.pile_masks, r.side(nxt))
+        sweep = rules_values(r).sweep_points  # negative: a tabbe costs its capturer
+        hand = st.hand_masks[seat]
+        others_empty = all(view.hand_sizes[s] == 0 for s in range(n) if s != seat)
+        last_deal = view.stock_size == 0
+        if view.hand_sizes[nxt]:
+            h = view.hand_sizes[nxt]
+        elif not last_deal:
+            h = min(r.hand_size, view.stock_size // n)
+        else:
+            h = 0
+        out = []
+        for m in moves:
+            rest = hand & ~m.played_mask
+            loose = st.loose_mask | m.played_mask if m.kind == "trail" else \
+                st.loose_mask & ~m.taken_mask
+            score = 0.0
+            if m.kind == "capture":
+                got = m.played_mask | m.taken_mask
+                score += w_me.value(got) - p.per_card * got.bit_count()
+                if not loose:
+                    score += sweep * (2 if _twin(r, m) else 1)
+            if last_deal and not rest and others_empty:
+                mine = m.kind == "capture" or (
+                    st.last_capturer is not None and r.side(st.last_capturer) == side)
+                if mine:  # the residue goes to the last capturer (C-residue)
+                    score += p.residue * w_me.value(loose)
+            elif h and loose:
+                score += p.threat * forced_reply(r, loose, view.unseen & ~m.played_mask, h,
+                                                 w_opp, sweep)
+            out.append(score)
+        return out
+
     def _residue(self, view: PlayerView, m: Move, rest: int, left: int, w_me: Weights,
                  w_opp: Weights) -> float:
         """Last deal: half the table left, when the move keeps a build of ours on it (we hold its
@@ -223,6 +270,61 @@ class HeuristicAgent(Agent):
             if b.owner == view.seat and not b.cards & m.taken_mask:
                 return 0.5 * w_me.value(left)
         return 0.0
+
+
+def _twin(r, m: Move) -> bool:
+    """V-kryp-score: a capture of the played card's own twin, alone (a dubbeltabbe if it
+    sweeps)."""
+    kind = r.deck.kind
+    tm = m.taken_mask
+    return tm.bit_count() == 1 and kind[tm.bit_length() - 1] == kind[m.played_mask.bit_length() - 1]
+
+
+def forced_reply(r, loose: int, unseen: int, h: int, w_opp: Weights, sweep: float) -> float:
+    """Krypkasino (V-kryp-play): what the next player's reply on the table ``loose`` is worth
+    to the player before them, when they hold ``h`` of the ``unseen`` cards. A card of theirs
+    that can capture must, maximally (they pick the least bad such capture); one that cannot
+    trails. They play their least bad card; its penalties count for us (the game is relative)
+    and a sweep of theirs also credits us. Exact hypergeometric odds by rank."""
+    n = unseen.bit_count()
+    if h <= 0 or n < h:
+        return 0.0
+    items = Items(loose, r.values, False)  # on the table (an Ace 1)
+    deck = r.deck
+    options: list[tuple[float, float, int]] = []  # (their value, our gain, unseen cards)
+    for rank in range(1, deck.ranks + 1):
+        cards = unseen & deck.rank_mask[rank]
+        if not cards:
+            continue
+        probe = bit_list(cards)[0]
+        v = r.hand_values[probe]  # from hand (V-kryp-values: an Ace 14)
+        sets = items.groups(v)
+        if not sets:
+            options.append((0.0, 0.0, cards.bit_count()))
+            continue
+        best = None
+        for tm in items.parts(v):
+            if not tm or not all(g & tm for g in sets):
+                continue
+            theirs = w_opp.value(tm | 1 << probe)
+            ours = -theirs
+            if tm == loose:  # their sweep costs them and credits us
+                k = 2 if tm.bit_count() == 1 and deck.kind[tm.bit_length() - 1] == \
+                    deck.kind[probe] else 1
+                theirs += sweep * k
+                ours -= 2 * sweep * k
+            if best is None or theirs > best[0]:
+                best = (theirs, ours)
+        options.append((best[0], best[1], cards.bit_count()))
+    options.sort(key=lambda o: -o[0])
+    denom = comb(n, h)
+    total, k, none_before = 0.0, 0, 1.0
+    for _, ours, cnt in options:
+        k += cnt
+        none_now = comb(n - k, h) / denom if n - k >= h else 0.0
+        total += ours * (none_before - none_now)
+        none_before = none_now
+    return total
 
 
 class _Steal:

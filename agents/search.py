@@ -31,8 +31,10 @@ from .valuation import Weights, static_weights
 
 def hand_result(start: State, st: State, side: int, game_bonus: float) -> float:
     """Points ``side`` gained from ``start`` to ``st`` minus the best other side's gain
-    (+/- ``game_bonus`` if the game ended)."""
-    gains = [b - a for a, b in zip(start.scores, st.scores)]
+    (+/- ``game_bonus`` if the game ended). In a penalty game (krypkasino) points gained count
+    against their side."""
+    sign = -1 if getattr(st.rules, "penalties", False) else 1
+    gains = [sign * (b - a) for a, b in zip(start.scores, st.scores)]
     mine = gains[side]
     v = float(mine - max(g for s, g in enumerate(gains) if s != side))
     if st.game_over and game_bonus:

@@ -182,6 +182,8 @@ def play_match(agents: Sequence[object], variant: str = "casino", players: int =
                 scores[side_agent[sd]] += p
             if mode == "hand":
                 hp = hps[-1]
+                if getattr(st.rules, "penalties", False):  # krypkasino: fewest points wins
+                    hp = tuple(-p for p in hp)
                 best = max(hp)
                 tops = [sd for sd, p in enumerate(hp) if p == best]
                 winner = side_agent[tops[0]] if len(tops) == 1 else None

@@ -10,6 +10,9 @@ The scripted agents value a set of cards in *points to whoever takes it*:
   current pile counts and the cards still to be taken (a binomial split of the rest). Early in
   a hand a card is worth about a fifth of a point; at 26-25 with one card left it decides 3.
 
+In a penalty game (krypkasino, V-kryp-score) points are bad for their taker: card values and a
+sweep's are negative there.
+
 Everything is a bitmask weight so that valuing a capture is a few ``bit_count`` calls.
 The table helpers (``table_after``, ``best_capture``, ``threat``) let a one-ply agent ask
 what an opponent could take from the table a move leaves, given the cards it cannot see.
@@ -39,9 +42,10 @@ class RulesValues:
         n = rules.sides
         full = deck.full
         none = (0,) * n
+        sign = -1.0 if getattr(rules, "penalties", False) else 1.0  # V-kryp-score
 
         def points(piles: tuple) -> float:
-            return float(sum(p for _, s, p in awards(rules, piles, none) if s == 0))
+            return sign * sum(p for _, s, p in awards(rules, piles, none) if s == 0)
 
         direct = []
         single_items: set[str] = set()
@@ -59,7 +63,7 @@ class RulesValues:
         self.direct_terms = tuple((m, p) for p, m in by_value.items())
         # An item that side 0 wins holding everything but never holding one card is a majority.
         self.majorities = tuple(
-            (MAJORITY_DOMAINS.get(it, lambda d: d.full)(deck), float(p))
+            (MAJORITY_DOMAINS.get(it, lambda d: d.full)(deck), sign * p)
             for it, s, p in awards(rules, (full,) + (0,) * (n - 1), none)
             if s == 0 and it not in single_items and it != "sweeps")
         # A sweep and the hand's last capture are worth what the rules in force say (the
@@ -68,8 +72,8 @@ class RulesValues:
         if rules.scoring == "tuxedo":
             self.sweep_points = 1.0 if rules.sweeps else 0.0
         else:
-            self.sweep_points = float(pts.sweep)
-        self.last_capture_points = float(pts.last_capture)
+            self.sweep_points = sign * pts.sweep
+        self.last_capture_points = sign * pts.last_capture
         # Card ids grouped by rank (index = rank), to reason about what an opponent may hold.
         self.ranks = deck.rank_mask
         # (rank, cards) groups that capture alike: the ranks, with Finnish 2S and 10D apart

@@ -390,7 +390,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         hand_over = st.hand_points is not before.hand_points
         done = st.game_over or (hand_over and self.episode == "hand")
         if hand_over and self.reward_mode == "points":
-            self._reward_sides(points_returns(st.hand_points))
+            self._reward_sides(points_returns(st.hand_points, st.rules.penalties))
         crowded = (self.max_table is not None and not done
                    and st.table_mask().bit_count() >= self.max_table)
         if crowded:

@@ -228,7 +228,8 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     p.add_argument("--variant", default="casino", choices=list_variants(), help="the preset")
     p.add_argument("--players", type=int, default=2, help="number of players")
     p.add_argument("--partnerships", action=argparse.BooleanOptionalAction, default=None,
-                   help="4 players as two teams (default: the preset's choice)")
+                   help="4 players as two teams (krypkasino: 6 as three teams too; default: "
+                   "the preset's choice)")
     p.add_argument("--seed", type=_seed, default=0, help="game seed (an integer >= 0)")
     p.add_argument("--quiet", action="store_true", help="print only hand results")
     p.add_argument("--record", metavar="FILE", help="write the game's record (JSON lines)")
@@ -239,7 +240,8 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, argparse.Argument
     p.add_argument("--variant", default="casino", choices=list_variants(), help="the preset")
     p.add_argument("--players", type=int, default=2, help="number of players")
     p.add_argument("--partnerships", action=argparse.BooleanOptionalAction, default=None,
-                   help="4 players as two teams (default: the preset's choice)")
+                   help="4 players as two teams (krypkasino: 6 as three teams too; default: "
+                   "the preset's choice)")
     p.add_argument("--opponent", default="heuristic", metavar="AGENT",
                    help=f"agent name ({', '.join(known_agents()) or 'random, heuristic, ...'};"
                    " options as 'search:simulations=200'), or one name per agent seat "

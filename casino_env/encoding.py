@@ -1,7 +1,9 @@
 """What an agent sees and how its actions are numbered: observation layout and action ids.
 
 Only public information and the observer's own hand are encoded (captured cards were seen by
-all). Every card set is a 52-slot multi-hot over card ids (Rook decks use the first 40).
+all). Every card set is a 52-slot multi-hot over card ids (Rook decks use the first 40); with
+two decks (krypkasino) a slot is a card's kind and holds its copies there / 2 (0, 0.5, 1), and
+compose-mode card actions name kinds (docs/rules.md "Two decks").
 Seats and sides are relative to the observer: slot 0 is the observer (or their side).
 """
 
@@ -64,9 +66,32 @@ def card_bits(mask: int) -> np.ndarray:
                          bitorder="little")[:N_CARDS]
 
 
+def kind_planes(masks: list[int]) -> np.ndarray:
+    """Two decks: per mask, 52 float32 slots holding the copies of each card kind / 2."""
+    big = 0
+    for k, mask in enumerate(masks):
+        big |= mask << (128 * k)
+    bits = np.unpackbits(np.frombuffer(big.to_bytes(16 * len(masks), "little"), np.uint8),
+                         bitorder="little").reshape(len(masks), 128)[:, :2 * N_CARDS]
+    return bits.reshape(len(masks), N_CARDS, 2).sum(axis=2, dtype=np.float32) * 0.5
+
+
+def stock_feature(rules, size: int) -> float:
+    """The ``stock`` slot: cards left / 52 (two decks: / 104, so that it stays within 1)."""
+    return size / (52 * rules.deck.copies)
+
+
+def hand_copy(st: State, kind: int) -> int:
+    """Two decks: the id of the mover's lowest copy of a card kind (the one moves play)."""
+    deck = st.rules.deck
+    hand = st.hand_masks[st.current]
+    c = kind * deck.copies
+    return c if hand >> c & 1 else c + 1
+
+
 def describe_compose_action(a: int, deck=None) -> str:
-    """Readable meaning of a compose-mode action id."""
-    names = deck.names if deck is not None else None
+    """Readable meaning of a compose-mode action id (two decks: card actions name kinds)."""
+    names = deck.names[::deck.copies] if deck is not None else None
 
     def card(c: int) -> str:
         return names[c] if names is not None and c < len(names) else f"card#{c}"
@@ -112,6 +137,9 @@ def move_tokens(st: State, m, items: int | None = None) -> tuple[int, ...]:
     pm = m.played_mask
     toks = [PLAY + c for c in bit_list(pm)] if pm & (pm - 1) else \
         [PLAY + pm.bit_length() - 1]
+    kinds = st.rules.deck.copies > 1
+    if kinds:  # two decks: card tokens are kinds
+        toks = [PLAY + (t - PLAY) // 2 for t in toks]
     toks.append(KIND_TOKEN[kind])
     tm = m.taken_mask
     if kind == "trail" and not tm:
@@ -122,7 +150,10 @@ def move_tokens(st: State, m, items: int | None = None) -> tuple[int, ...]:
         toks.append(VALUE + m.value - 1)
     if items is None:
         items = item_mask(st)
-    toks.extend(SELECT + i for i in bit_list(tm & items))
+    if kinds:
+        toks.extend(SELECT + i // 2 for i in bit_list(tm & items))
+    else:
+        toks.extend(SELECT + i for i in bit_list(tm & items))
     toks.append(FINISH_PARTNER if m.for_partner else FINISH_ORANGE if m.orange else FINISH)
     return tuple(toks)
 
@@ -141,8 +172,11 @@ class _CardMoves:
         st = self.state
         if token == CALL_ORANGE:
             return [m for m in legal_moves(st) if m.kind == "call"]
-        moves = self.made.get(token - PLAY)
-        return moves if moves is not None else generate(st, token - PLAY)
+        c = token - PLAY
+        if st.rules.deck.copies > 1:
+            c = hand_copy(st, c)
+        moves = self.made.get(c)
+        return moves if moves is not None else generate(st, c)
 
 
 class Composer:
@@ -172,6 +206,8 @@ class Composer:
             return cls(st, legal_moves(st))
         card_moves = _CardMoves(st)
         first = [PLAY + c for c in playable_cards(st, card_moves.made)]
+        if st.rules.deck.copies > 1:
+            first = [PLAY + (t - PLAY) // 2 for t in first]
         if st.pending_orange == st.current:
             first.append(CALL_ORANGE)
         return cls(st, None, first, card_moves)
@@ -193,10 +229,11 @@ class Composer:
             if self.moves is None:
                 return set(self.first)
             out = set()
+            per = self.state.rules.deck.copies
             for m in self.moves:
                 pm = m.played_mask
-                out.add(PLAY + (pm & -pm).bit_length() - 1 if pm else move_tokens(self.state,
-                                                                                    m)[0])
+                out.add(PLAY + ((pm & -pm).bit_length() - 1) // per if pm else
+                        move_tokens(self.state, m)[0])
             return out
         if self.seqs is None:  # d == 1 after one card: the kinds
             moves = self.moves
@@ -215,7 +252,10 @@ class Composer:
                                      "cannot continue any legal move")
                 moves = self.moves = self.card_moves(token)
             if PLAY <= token < SELECT:
-                bit = 1 << (token - PLAY)
+                per = self.state.rules.deck.copies
+                bit = 1 << (token - PLAY) * per
+                if per > 1:  # two decks: the token is a kind; its moves play one copy
+                    bit = 1 << hand_copy(self.state, token - PLAY)
                 cands = [i for i, m in enumerate(moves) if m.played_mask & -m.played_mask == bit]
                 # One card played: the next sub-action is the kind, so token sequences wait
                 # until the kind is known (most moves of the card are never needed).
@@ -309,7 +349,7 @@ class Layout:
         # (8 holds every preset's deal but swazi's 12 and 16 cards, V-swazi-deal)
         self.hand_scale = max(8, rules.hand_size)
         add("hand_sizes", n, f"cards in hand per relative seat / {self.hand_scale}")
-        add("stock", 1, "cards left in the stock / 52")
+        add("stock", 1, "cards left in the stock / 52 (two decks: / 104)")
         add("last_deal", 1, "1 when the stock is empty (the last deal is in hand)")
         add("dealer", n, "dealer, relative seat one-hot")
         add("to_move", n, "seat to move, relative seat one-hot")
@@ -427,21 +467,30 @@ class Layout:
             for other in exposed:
                 if other != seat:
                     segs.append((ok_ + ((other - seat) % n - 1) * N_CARDS, st.hand_masks[other]))
-        big = 0
-        for k, (_, mask) in enumerate(segs):
-            big |= mask << (64 * k)
-        bits = np.unpackbits(np.frombuffer(big.to_bytes(8 * len(segs), "little"), np.uint8),
-                             bitorder="little").reshape(len(segs), 64)
-        for k, (start, _) in enumerate(segs):
-            out[start:start + N_CARDS] = bits[k, :N_CARDS]
+        double = r.deck.copies > 1
+        if double:  # two decks: copies of each kind / 2
+            planes = kind_planes([mask for _, mask in segs])
+            for k, (start, _) in enumerate(segs):
+                out[start:start + N_CARDS] = planes[k]
+        else:
+            big = 0
+            for k, (_, mask) in enumerate(segs):
+                big |= mask << (64 * k)
+            bits = np.unpackbits(np.frombuffer(big.to_bytes(8 * len(segs), "little"), np.uint8),
+                                 bitorder="little").reshape(len(segs), 64)
+            for k, (start, _) in enumerate(segs):
+                out[start:start + N_CARDS] = bits[k, :N_CARDS]
         if self.compact:
             ot, op = o["table"], o["piles"]
             for b in st.builds:
                 v = -b.value / MAX_VALUE
                 for c in bit_list(b.cards):
                     out[ot + c] = v
-            for c in bit_list(others):
-                out[op + c] = -1.0
+            if double:  # another side's copy counts -0.5 (one copy each side sums to 0)
+                out[op:op + N_CARDS] -= kind_planes([others])[0]
+            else:
+                for c in bit_list(others):
+                    out[op + c] = -1.0
         if st.pile_ids:
             self._pile_order(st, my_side, out)
         oh = o["hand_sizes"]
@@ -456,7 +505,7 @@ class Layout:
         out[of] = st.pending_orange == seat
         out[of + 1] = st.extra_turn and st.current == seat
         out[of + 2] = st.hand_no == 0
-        out[o["stock"]] = len(st.stock_ids) / 52
+        out[o["stock"]] = stock_feature(r, len(st.stock_ids))
         out[o["last_deal"]] = not st.stock_ids
         out[o["dealer"] + (st.dealer - seat) % n] = 1
         out[o["to_move"] + (st.current - seat) % n] = 1
@@ -498,6 +547,18 @@ class Layout:
         ok, ovl, osl = o["c_kind"], o["c_value"], o["c_selected"]
         played = o["hand"] if self.compact else o["c_played"]
         mark = 0.5 if self.compact else 1.0
+        if st.rules.deck.copies > 1:  # two decks: card tokens are kinds, a copy counts 0.5
+            for t in tokens:
+                if t < SELECT:  # compact: the hand slot (copies / 2) drops by a quarter
+                    if self.compact:
+                        out[played + t - PLAY] -= 0.25
+                    else:
+                        out[played + t - PLAY] = 1.0
+                elif t < TRAIL:
+                    out[osl + t - SELECT] += 0.5
+                elif t <= BUILD:
+                    out[ok + t - TRAIL] = 1
+            return
         for t in tokens:
             if t < SELECT:
                 out[played + t - PLAY] = mark
@@ -526,9 +587,13 @@ N_FEATURES = sum(size for _, size in FEATURES)
 
 
 def move_features(m, out: np.ndarray) -> None:
-    """One row of ``action_features``: played and taken cards, kind, value (0 = none), partner."""
-    out[0:N_CARDS] = card_bits(m.played_mask)
-    out[N_CARDS:2 * N_CARDS] = card_bits(m.taken_mask)
+    """One row of ``action_features``: played and taken cards, kind, value (0 = none), partner
+    (two decks: copies of each card kind / 2)."""
+    if m.deck.copies > 1:
+        out[0:2 * N_CARDS] = kind_planes([m.played_mask, m.taken_mask]).reshape(-1)
+    else:
+        out[0:N_CARDS] = card_bits(m.played_mask)
+        out[N_CARDS:2 * N_CARDS] = card_bits(m.taken_mask)
     k = 2 * N_CARDS
     out[k + KINDS.index(m.kind)] = 1
     k += len(KINDS)
@@ -546,6 +611,11 @@ def moves_features(moves: list, out: np.ndarray) -> None:
     n = len(moves)
     if not n:
         return
+    if moves[0].deck.copies > 1:  # two decks: copies of each card kind / 2
+        planes = kind_planes([mask for m in moves for mask in (m.played_mask, m.taken_mask)])
+        out[:n, 0:2 * N_CARDS] = planes.reshape(n, 2 * N_CARDS)
+        _move_rest(moves, out)
+        return
     big = 0
     for i, m in enumerate(moves):
         big |= (m.played_mask | m.taken_mask << 64) << (128 * i)
@@ -553,6 +623,12 @@ def moves_features(moves: list, out: np.ndarray) -> None:
                          bitorder="little").reshape(n, 2, 64)
     out[:n, 0:N_CARDS] = bits[:, 0, :N_CARDS]
     out[:n, N_CARDS:2 * N_CARDS] = bits[:, 1, :N_CARDS]
+    _move_rest(moves, out)
+
+
+def _move_rest(moves: list, out: np.ndarray) -> None:
+    """The kind, value, partner and orange columns of ``moves_features``."""
+    n = len(moves)
     rows = np.arange(n)
     k = 2 * N_CARDS
     out[rows, [k + _KIND_INDEX[m.kind] for m in moves]] = 1

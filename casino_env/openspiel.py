@@ -7,6 +7,7 @@ A thin adapter on the engine (no second rules implementation):
 - Dealing is explicit chance: at the start of every hand, chance picks the stock order one card
   at a time, uniformly over the cards left (so ``chance_outcomes()`` sums to 1 and the game's
   chance is exact); the engine then deals from that stock as it would from its own shuffle.
+  With two decks (krypkasino) chance picks a card *kind*, with odds by the copies left of it.
 - Player actions are the compose-mode action ids of the PettingZoo env (a move is one or more
   sub-actions by the same player; ``legal_actions()`` is the compose mask).
 - Returns arrive at the end and are zero-sum: ``reward="points"`` (side points minus the mean
@@ -255,13 +256,24 @@ class CasinoState(pyspiel.State):
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         taken = set(self._order)
-        left = [c for c in range(self._rules.deck.size) if c not in taken]
+        deck = self._rules.deck
+        left = [c for c in range(deck.size) if c not in taken]
         p = 1.0 / len(left)
-        return [(c, p) for c in left]
+        if deck.copies == 1:
+            return [(c, p) for c in left]
+        counts: dict[int, int] = {}  # two decks: outcomes are kinds, by the copies left
+        for c in left:
+            counts[deck.kind[c]] = counts.get(deck.kind[c], 0) + 1
+        return [(k, n * p) for k, n in counts.items()]
 
     def _apply_action(self, action: int) -> None:
         if self.is_chance_node():
-            if action in self._order or not 0 <= action < self._rules.deck.size:
+            deck = self._rules.deck
+            if deck.copies > 1 and 0 <= action < deck.kinds:  # a kind: its lowest copy left
+                free = [c for c in range(action * deck.copies, (action + 1) * deck.copies)
+                        if c not in self._order]
+                action = free[0] if free else -1
+            if action in self._order or not 0 <= action < deck.size:
                 raise ValueError(f"chance outcome {action} is not a card left to deal")
             self._order.append(action)
             if len(self._order) == self._rules.deck.size:
@@ -298,7 +310,8 @@ class CasinoState(pyspiel.State):
 
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
-            return f"stock card {len(self._order) + 1}: {self._rules.deck.names[action]}"
+            deck = self._rules.deck
+            return f"stock card {len(self._order) + 1}: {deck.names[action * deck.copies]}"
         return describe_compose_action(action, self._rules.deck)
 
     def is_terminal(self) -> bool:

@@ -184,7 +184,7 @@ def scene(state: State, viewer: int | None = None, labels: list[str] | None = No
     width, height = picture_size(n)
     out: list[Shape] = []
     _rect(out, 0, 0, width, height, BG)
-    title = (f"{r.variant} · {n} players" + (" · partners 0+2 v 1+3" if r.partnerships else "")
+    title = (f"{r.variant} · {n} players" + (f" · {r.teams()}" if r.partnerships else "")
              + f" · hand {state.hand_no + 1} · dealer seat {state.dealer}")
     _text(out, PAD + 4, 27, title, 18, TEXT, bold=True)
     shown = visible_seats(state, viewer)

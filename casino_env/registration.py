@@ -5,7 +5,8 @@ from __future__ import annotations
 
 PRESET_IDS = {"casino": "Casino", "royal": "Royal", "dominican": "Dominican",
               "hungarian": "Hungarian", "tuxedo": "Tuxedo", "spade": "Spade", "wippen": "Wippen",
-              "swedish": "Swedish", "finnish": "Finnish", "swazi": "Swazi"}
+              "swedish": "Swedish", "finnish": "Finnish", "swazi": "Swazi",
+              "krypkasino": "Krypkasino"}
 
 
 def register_envs() -> None:

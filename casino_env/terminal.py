@@ -105,7 +105,7 @@ def board(state: State, viewer: int | None = None, labels: Sequence[str] | None 
 
     sides = side_names(st, labels)
     scores = Text("   ").join(Text(f"{name}: {score}") for name, score in zip(sides, st.scores))
-    scores.append(f"   · to {r.target}", style="dim")
+    scores.append(f"   · to {r.target}" + (", lowest wins" if r.penalties else ""), style="dim")
     if st.hand_points is not None:
         scores.append(f"   (last hand {list(st.hand_points)})", style="dim")
     grid.add_row("scores", scores)
@@ -154,7 +154,7 @@ def board(state: State, viewer: int | None = None, labels: Sequence[str] | None 
     if st.game_over:
         winner = "nobody" if st.winner is None else sides[st.winner]
         grid.add_row("result", Text(f"game over: {winner} wins", style="bold green"))
-    title = (f"{r.variant} · {n} players" + (" · partners 0+2 v 1+3" if r.partnerships else "")
+    title = (f"{r.variant} · {n} players" + (f" · {r.teams()}" if r.partnerships else "")
              + f" · hand {st.hand_no + 1} · dealer seat {st.dealer}")
     return Panel(grid, title=escape(title), title_align="left", expand=False)
 

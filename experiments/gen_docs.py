@@ -27,7 +27,8 @@ def variant_table() -> str:
         d = describe_variant(name)
         players = f"{d['players'][0]}–{d['players'][-1]}" if len(d["players"]) > 1 \
             else str(d["players"][0])
-        deck = "40 Rook cards" if d["deck"] == "rook" else "52 cards"
+        deck = {"rook": "40 Rook cards", "double": "104 cards (two decks)"}.get(d["deck"],
+                                                                              "52 cards")
         target = d["switches"]["target"]["default"]
         rows.append(f"| `{name}` | {players} | {deck} | {d['special']} | {target} |")
     return "\n".join(rows)

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass
 from scipy import stats as sps
 
 from agents.tournament import MatchResult
+from casino_env.engine.rules import PRESETS
 
 
 def error_bars(estimates: Sequence[float], lows: Sequence[float],
@@ -93,7 +94,7 @@ class PairSummary:
     win_hi: float
     wilson_lo: float  # Wilson interval over single games (ignores the pairing)
     wilson_hi: float
-    diff_per_hand: float  # mean point difference a - b per hand
+    diff_per_hand: float  # mean point difference a - b per hand (krypkasino: b - a)
     diff_lo: float  # 95% interval, bootstrap over deals
     diff_hi: float
     diff_pair_mean: float  # mean over deals of each deal's per-hand difference
@@ -110,7 +111,10 @@ class PairSummary:
 def summarize_pair(res: MatchResult, a: int = 0, b: int = 1, conf: float = 0.95,
                    n_boot: int = 4000) -> PairSummary:
     """Win rate and mean point difference per hand of agent ``a`` over agent ``b``, with
-    intervals that use the deal (all its seat rotations) as the statistical unit."""
+    intervals that use the deal (all its seat rotations) as the statistical unit. In a
+    penalty game (krypkasino) the difference is ``b``'s points minus ``a``'s: positive is
+    still ``a``'s advantage."""
+    sign = -1 if PRESETS[res.variant].scoring == "kryp" else 1
     by_deal: dict[int, list] = {}
     for g in res.records:
         by_deal.setdefault(g.deal, []).append(g)
@@ -130,7 +134,7 @@ def summarize_pair(res: MatchResult, a: int = 0, b: int = 1, conf: float = 0.95,
                 s += 0.5
             elif g.winner == b:
                 losses += 1
-            d += sum(p[a] - p[b] for p in g.points)
+            d += sign * sum(p[a] - p[b] for p in g.points)
             h += g.hands
             think_a += g.decision_seconds[a]
             think_b += g.decision_seconds[b]

@@ -20,6 +20,7 @@ from agents import Agent
 from agents.ppo import HINT_DIM, move_hints
 from casino_env.engine.play import play
 from casino_env.engine.view import PlayerView
+from casino_env.returns import points_returns
 from casino_env.single import CasinoEnv
 
 
@@ -140,10 +141,7 @@ class TrainEnv(CasinoEnv):
             seat = st.current
             agent = self.baseline if seat == self.seat else self.opponents[seat]
             st = play(st, agent.act(st, seat))
-        pts = st.hand_points
-        side, sides = rules.side(self.seat), rules.sides
-        total = sum(pts)
-        return float(pts[side] - (total - pts[side]) / (sides - 1))
+        return float(points_returns(st.hand_points, rules.penalties)[rules.side(self.seat)])
 
     def expert_action(self, agent: Agent) -> int:
         """The learner seat's action if ``agent`` played it; -1 when its move is beyond K."""

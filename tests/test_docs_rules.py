@@ -32,14 +32,16 @@ IMPLEMENTED = (
     "V-last-capture", "V-countout", "V-earned",
 ) + (
     # RULES.md section 4: the ids implemented so far (the house switches, the Nordic presets,
-    # swazi).
+    # swazi, krypkasino).
     "V-spade-bicycle", "V-hun-cut", "V-points",
     "V-nordic-play", "V-swe-score", "V-swe-end", "V-fin-values", "V-fin-score",
     "V-swazi-steal", "V-swazi-deal", "V-swazi-score",
+    "V-kryp-values", "V-kryp-seats", "V-kryp-play", "V-kryp-score", "V-kryp-end",
 )
 SECTION_4 = ("V-spade-bicycle", "V-hun-cut", "V-points", "V-nordic-play", "V-swe-score",
              "V-swe-end", "V-fin-values", "V-fin-score", "V-swazi-steal", "V-swazi-deal",
-             "V-swazi-score")
+             "V-swazi-score", "V-kryp-values", "V-kryp-seats", "V-kryp-play", "V-kryp-score",
+             "V-kryp-end")
 
 
 def github_anchors(text: str) -> set[str]:

@@ -28,12 +28,14 @@ from casino_env.engine.rules import PRESETS
 
 
 def configs():
-    """Every preset with every player count it allows (4 with and without partners)."""
+    """Every preset with every player count it allows (4, and krypkasino's 6, with and without
+    partners)."""
     out = []
     for v in list_variants():
+        teams = PRESETS[v].teams
         for n in PRESETS[v].players:
-            out.append((v, n, False if n == 4 else None))
-            if n == 4:
+            out.append((v, n, False if n in teams else None))
+            if n in teams:
                 out.append((v, n, True))
     return out
 
@@ -177,7 +179,7 @@ def test_playable_cards_and_moves_per_card(variant, players, partnerships):
         played = {m.played_mask.bit_length() - 1 for m in moves if m.played_mask}
         assert playable_cards(_fresh(st)) == sorted(played)
         unplayable += hand.bit_count() - len(played)
-        for c in range(52):
+        for c in range(st.rules.deck.size):
             if hand >> c & 1:
                 assert generate(_fresh(st), c) == [m for m in moves if m.played_mask == 1 << c]
             elif c < st.rules.deck.size:
@@ -346,7 +348,7 @@ def test_observation_ignores_hidden_cards(variant, players, partnerships, mode):
 
 
 def _ids(mask):
-    return [i for i in range(52) if mask >> i & 1]
+    return [i for i in range(mask.bit_length()) if mask >> i & 1]
 
 
 def test_observation_shows_own_hand_and_not_others():
@@ -380,8 +382,9 @@ def play_random(e, seed):
 
 @pytest.mark.parametrize("variant,players,partnerships", CONFIGS, ids=IDS)
 def test_points_rewards_are_zero_sum_and_match_hand_points(variant, players, partnerships):
-    """reward='points': each side gets its hand points minus the mean of the others'; every
-    agent receives it; partners share it."""
+    """reward='points': each side gets its hand points minus the mean of the others'
+    (krypkasino, V-kryp-end: negated, its points are penalties); every agent receives it;
+    partners share it."""
     e = casino_env.env(variant=variant, players=players, partnerships=partnerships)
     e.reset(seed=4)
     raw = e.unwrapped
@@ -392,7 +395,7 @@ def test_points_rewards_are_zero_sum_and_match_hand_points(variant, players, par
     for agent, total in totals.items():
         side = rules.side(int(agent.split("_")[1]))
         expected = pts[side] - (sum(pts) - pts[side]) / (s - 1)
-        assert total == pytest.approx(expected)
+        assert total == pytest.approx(-expected if rules.penalties else expected)
     assert sum(totals[f"player_{i}"] for i in range(s)) == pytest.approx(0)
 
 

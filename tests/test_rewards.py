@@ -10,6 +10,9 @@ play checks that the returns are zero-sum and equal:
   hand (``episode="hand"``) or the whole game (``episode="game"``: the final scores);
 - ``reward="win"``: the stake to the winning side and ``-stake/(sides-1)`` to each other, 0 to
   all on a draw (a one-hand episode is won by the side with strictly the most hand points).
+
+In krypkasino points are penalties: the points return is negated and a one-hand episode is won
+by the side with strictly the fewest hand points (V-kryp-end).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from casino_env.engine.rules import PRESETS
 TABLES = [(v, n, None) for v, p in PRESETS.items() for n in p.players if n <= 4 or n == 6]
 TABLES += [(v, 4, not PRESETS[v].defaults.get("partnerships", v == "dominican"))
            for v, p in PRESETS.items() if 4 in p.players]
+TABLES += [(v, 6, True) for v, p in PRESETS.items() if 6 in p.teams]  # krypkasino's 3 teams
 MODES = list(itertools.product(("compose", "enumerate"), ("hand", "game"), ("points", "win")))
 
 
@@ -36,15 +40,16 @@ def expected_returns(env, episode: str, reward: str) -> list[float]:
     st, r = raw.state, raw.rules
     points = list(st.hand_points if episode == "hand" else st.scores)
     s = len(points)
+    sign = -1 if r.penalties else 1  # krypkasino: points are penalties (V-kryp-end)
     if reward == "points":
         total = sum(points)
-        per_side = [p - (total - p) / (s - 1) for p in points]
+        per_side = [sign * (p - (total - p) / (s - 1)) for p in points]
     else:
         winner = st.winner
         if winner is None and st.hand_points is not None:
-            best = max(st.hand_points)
-            winner = (list(st.hand_points).index(best) if list(st.hand_points).count(best) == 1
-                      else None)
+            hand = [sign * p for p in st.hand_points]
+            best = max(hand)
+            winner = hand.index(best) if hand.count(best) == 1 else None
         stake = float(st.stake)
         per_side = ([0.0] * s if winner is None else
                     [stake if i == winner else -stake / (s - 1) for i in range(s)])

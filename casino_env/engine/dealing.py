@@ -25,12 +25,13 @@ def shuffle(deck: Deck, seed: int) -> tuple[tuple[int, ...], int]:
 
 
 def deal(hands: tuple, stock: tuple, players: int, dealer: int, first: bool,
-         hand_size: int = HAND_SIZE) -> tuple[tuple, tuple, int]:
+         hand_size: int = HAND_SIZE, leftover_to_table: bool = False) -> tuple[tuple, tuple, int]:
     """Deal a round: (new hands, rest of the stock, mask of cards put on the table).
 
     ``hand_size`` cards each (4; Hungarian 3) while the stock allows; otherwise an equal share
     each and the remainder to the table (V-tux-deal; never happens with 52 cards and 2-4
-    players).
+    players). With ``leftover_to_table`` (krypkasino) a leftover too small to give every
+    player a card joins the table in this deal instead of making a deal of its own.
     """
     hands = list(hands)
     n = len(stock)
@@ -43,6 +44,11 @@ def deal(hands: tuple, stock: tuple, players: int, dealer: int, first: bool,
             hands[seat] |= 1 << cid
         pos += per
     to_table = TABLE_SIZE if first else (n - pos if per < hand_size else 0)
+    left = n - pos - to_table
+    if leftover_to_table and 0 < left < players:
+        # Too few for another round of a card each (6 players: 4 cards after four deals):
+        # they go face up with this deal (V-kryp-play).
+        to_table += left
     table = 0
     for cid in stock[pos:pos + to_table]:
         table |= 1 << cid

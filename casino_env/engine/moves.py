@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from .cards import ROOK, STANDARD, Deck, bit_list, deck_of_card_text
+from .cards import DOUBLE, ROOK, STANDARD, Deck, bit_list, deck_of_card_text
 from .rules import Rules
 from .sets import groups, partitions, with_card
 from .state import stealable
@@ -21,7 +21,11 @@ class Move:
     """One legal-move outcome. ``kind`` (trail, capture, build; claim and call where the rules
     have them), ``played`` (tuple of card strings), ``taken`` (frozenset of table card
     strings), ``value`` (build value after the move, or the capture value used; None for a
-    trail), ``for_partner`` (V-partner-build), ``orange`` (a capture calling orange, Tuxedo)."""
+    trail), ``for_partner`` (V-partner-build), ``orange`` (a capture calling orange, Tuxedo).
+
+    Two decks (krypkasino): a card named twice means both copies (``deck`` is then the double
+    deck; pass ``deck`` to choose it outright); ``taken`` is a set of names, so
+    ``taken_cards`` keeps a card taken twice twice."""
 
     # ``stolen``: ((card id, side), ...) for taken cards that lie in a capture pile
     # (V-swazi-steal); set only on such moves, so it is read with getattr (default ()).
@@ -30,7 +34,7 @@ class Move:
 
     def __init__(self, kind: str, played: object = (), taken: object = (),
                  value: int | None = None, for_partner: bool = False,
-                 orange: bool = False) -> None:
+                 orange: bool = False, *, deck: Deck | None = None) -> None:
         if kind not in KINDS:
             raise ValueError(f"move kind must be one of {', '.join(KINDS)}, got {kind!r}")
         if isinstance(played, str):
@@ -39,7 +43,10 @@ class Move:
             taken = (taken,)
         played, taken = tuple(played), tuple(taken)
         first = (played + taken)[0] if played + taken else ""
-        deck = deck_of_card_text(first)
+        if deck is None:
+            deck = deck_of_card_text(first)
+            if deck is STANDARD and _named_twice(taken):
+                deck = DOUBLE  # a card taken twice: both copies of the two decks
         self.kind = kind
         self.played_mask = _mask(deck, played, "played")
         self.taken_mask = _mask(deck, taken, "taken")
@@ -76,6 +83,11 @@ class Move:
     @property
     def taken(self) -> frozenset[str]:
         return frozenset(self.deck.strs(self.taken_mask))
+
+    @property
+    def taken_cards(self) -> tuple[str, ...]:
+        """The table cards taken, in card order, a card taken twice (two decks) twice."""
+        return tuple(self.deck.strs(self.taken_mask))
 
     def key(self) -> tuple:
         return (self.kind, self.played_mask, self.taken_mask, self.value, self.for_partner,
@@ -121,10 +133,62 @@ def _mask(deck: Deck, cards: tuple, field: str) -> int:
     m = 0
     for c in cards:
         try:
-            m |= 1 << deck.parse(c)
+            m |= 1 << (deck.parse(c) if deck.copies == 1 else deck.add(m, c))
         except ValueError as e:
             raise ValueError(f"{field}: {e}") from None
     return m
+
+
+def _named_twice(cards: tuple) -> bool:
+    """True if a standard card is named twice in ``cards`` (unreadable names count as not)."""
+    ids = []
+    for c in cards:
+        try:
+            ids.append(STANDARD.parse(c))
+        except ValueError:
+            return False
+    return len(set(ids)) < len(ids)
+
+
+# -- two decks: copies by kind ---------------------------------------------------------------
+
+def pick_copies(deck: Deck, kinds: list[int], where: int) -> int:
+    """The mask of one copy per entry of ``kinds`` (one-deck ids; a kind listed twice is both
+    copies), the lowest copies in ``where`` first, then copies elsewhere (so that a card the
+    position lacks is still named, and judged illegal with its reason)."""
+    m = 0
+    for k in kinds:
+        ids = [k * deck.copies + j for j in range(deck.copies)]
+        free = [c for c in ids if not m >> c & 1]
+        if not free:
+            raise ValueError(f"{deck.names[ids[0]]} is named more often than the {deck.name} "
+                             f"deck holds it")
+        here = [c for c in free if where >> c & 1]
+        m |= 1 << (here or free)[0]
+    return m
+
+
+def _kinds(deck: Deck, mask: int) -> list[int]:
+    """The one-deck ids (kinds) of the cards of ``mask``."""
+    kind = deck.kind if deck.copies > 1 else None
+    return [kind[c] if kind else c for c in bit_list(mask)]
+
+
+def resolve_copies(state, move: Move) -> Move:
+    """``move`` in the ids of a two-deck position: its cards matched by kind, the played ones
+    to the mover's hand and the taken ones to the table, lowest copies first (a move is its
+    outcome up to the copies). A move of another deck family is returned as it is."""
+    deck = state.rules.deck
+    if move.deck.suits != deck.suits or not (move.played_mask or move.taken_mask):
+        return move
+    try:
+        played = pick_copies(deck, _kinds(move.deck, move.played_mask),
+                             state.hand_masks[state.current])
+        taken = pick_copies(deck, _kinds(move.deck, move.taken_mask), state.table_mask())
+    except ValueError:
+        return move
+    return Move.make(deck, move.kind, played, taken, move.value, move.multiple,
+                     move.for_partner, move.orange)
 
 
 # -- the build-keeping rule ----------------------------------------------------------------
@@ -306,6 +370,8 @@ def playable_cards(st, made: dict | None = None) -> list[int]:
         raise ValueError("playable_cards: the rules let several cards be played at once")
     seat = st.current
     hand = st.hand_masks[seat]
+    if r.must_capture:  # V-kryp-play: every card captures or trails; one copy per card
+        return bit_list(distinct(r, hand))
     owned = [b for b in st.builds if b.owner == seat]
     if not owned and not r.dom_trail:
         return bit_list(hand)  # every card can trail
@@ -332,6 +398,8 @@ def generate(st, only: int | None = None) -> list[Move]:
         if only is not None:
             raise ValueError("generate(only=...): the rules let several cards be played")
         return _generate_multi(st)
+    if r.must_capture:
+        return _generate_kryp(st, only)
     deck = r.deck
     seat = st.current
     hand = st.hand_masks[seat]
@@ -571,6 +639,58 @@ def _partner_builds(out: list, st, table: Items, by_value: dict, owned: list,
             _builds(out, r, st, table, c, cv, V, by_value.get(V), ok, True)
 
 
+def distinct(r: Rules, hand: int) -> int:
+    """``hand`` with one card of each kind (two decks: a copy-1 card whose copy 0 is there too
+    is left out, since playing either copy is one move)."""
+    if r.deck.copies == 1:
+        return hand
+    return hand & ~((hand & r.deck.low) << 1)
+
+
+def _generate_kryp(st, only: int | None) -> list[Move]:
+    """V-kryp-play: each card (one copy of each) captures maximally if it can capture at all:
+    every collection of loose cards that splits into sets of its value (an Ace from hand
+    counts 14, on the table 1) and leaves no set of that value on the table; a card that
+    captures nothing trails. No building. A card taken once while both copies lie loose is
+    the lower copy, so each outcome is listed once."""
+    r = st.rules
+    deck = r.deck
+    hand = st.hand_masks[st.current]
+    hand_values = r.hand_values  # from hand (V-kryp-values: an Ace 14)
+    loose = st.loose_mask
+    table = Items(loose, r.values, False)  # on the table (an Ace 1)
+    low = deck.low
+    pairs = loose & loose >> 1 & low  # kinds with both copies loose (their copy-0 bits)
+    if only is None:
+        cards = bit_list(distinct(r, hand))
+    else:
+        if not hand >> only & 1:
+            raise ValueError(f"generate(only={only}): that card is not in the mover's hand")
+        if only & 1 and hand >> (only - 1) & 1:
+            return []  # the same card's lower copy is the one its moves play
+        cards = [only]
+    out: list[Move] = []
+    make = Move.make
+    for c in cards:
+        cbit = 1 << c
+        v = hand_values[c]
+        sets = table.groups(v)
+        if not sets:
+            out.append(make(deck, "trail", cbit, 0, None))
+            continue
+        seen: set[int] = set()
+        for tm in table.parts(v):
+            if not tm or not all(g & tm for g in sets):
+                continue  # nothing taken, or a set of v would stay on the table
+            once = tm >> 1 & low & ~tm & pairs  # a kind taken once by its copy 1 ...
+            if once:
+                tm = tm & ~(once << 1) | once  # ... is its copy 0
+            if tm not in seen:
+                seen.add(tm)
+                out.append(make(deck, "capture", cbit, tm, v))
+    return out
+
+
 def _generate_multi(st) -> list[Move]:
     """V-hun-play: several hand cards whose total t capture items or sets each totalling t
     (Ulmann: hand cards split into sets each totalling t; Kovacs: t at most 13), or one card
@@ -654,29 +774,34 @@ def parse_move(text: str, state) -> Move:
     if not m:
         raise ValueError(f"cannot read move {text!r}: expected e.g. '7H captures 5S+2C', "
                          "'3H builds 8 on 5S' or 'KD trails'")
-    played = _parse_cards(m["played"], deck, text)
+    if deck.copies > 1:  # two decks: the cards named are copies in the hand and on the table
+        hand, table = state.hand_masks[state.current], state.table_mask()
+    else:
+        hand = table = 0
+    played = _parse_cards(m["played"], deck, text, hand)
     if m["piles"] is not None:
         if m["trail"]:
             raise ValueError(f"cannot read move {text!r}: a trail takes no pile card")
-        move = _parse_taking(m, played, deck, state, text)
+        move = _parse_taking(m, played, deck, state, text, table)
         return _check_stolen(move, m["piles"], deck, state, text)
     if m["trail"]:
-        taken = _parse_cards(m["ttaken"], deck, text) if m["ttaken"] else 0
+        taken = _parse_cards(m["ttaken"], deck, text, table) if m["ttaken"] else 0
         value = int(m["tvalue"]) if m["tvalue"] else None
         return Move.make(deck, "trail", played, taken, value)
-    move = _parse_taking(m, played, deck, state, text)
+    move = _parse_taking(m, played, deck, state, text, table)
     if state is not None and state.pile_ids:
         mark_stolen(state, move)
     return move
 
 
-def _parse_taking(m: re.Match, played: int, deck: Deck, state, text: str) -> Move:
-    """The capture or build of a matched move text."""
+def _parse_taking(m: re.Match, played: int, deck: Deck, state, text: str, table: int) -> Move:
+    """The capture or build of a matched move text (``table``: where two decks' copies are
+    matched, see ``_parse_cards``)."""
     if m["capture"]:
-        taken = _parse_cards(m["ctaken"], deck, text)
+        taken = _parse_cards(m["ctaken"], deck, text, table)
         value = _capture_value(state, played, taken, deck)
         return Move.make(deck, "capture", played, taken, value, None, False, bool(m["orange"]))
-    taken = _parse_cards(m["btaken"], deck, text)
+    taken = _parse_cards(m["btaken"], deck, text, table)
     return Move.make(deck, "build", played, taken, int(m["bvalue"]), None, bool(m["partner"]))
 
 
@@ -711,19 +836,30 @@ def _check_stolen(move: Move, clause: str, deck: Deck, state, text: str) -> Move
     return move
 
 
-def _parse_cards(text: str, deck: Deck, whole: str) -> int:
+def _parse_cards(text: str, deck: Deck, whole: str, where: int = 0) -> int:
+    """The mask of the cards of ``text`` (two decks: copies matched by kind to ``where``, the
+    hand or the table, lowest first; a card named twice is both copies)."""
     mask = 0
+    kinds = []
     for part in text.split("+"):
         part = part.strip()
         try:
             cid = deck.parse(part)
         except ValueError:
-            other = ROOK if deck is STANDARD else STANDARD
+            other = ROOK if deck.suits == "SHDC" else STANDARD
             hint = f" (that is a {other.name}-deck card)" if part.upper() in other.index else ""
             raise ValueError(f"cannot read move {whole!r}: bad card text {part!r}{hint}") from None
+        if deck.copies > 1:
+            kinds.append(deck.kind[cid])
+            continue
         if mask >> cid & 1:
             raise ValueError(f"cannot read move {whole!r}: {part} is named twice")
         mask |= 1 << cid
+    if kinds:
+        try:
+            return pick_copies(deck, kinds, where)
+        except ValueError as e:
+            raise ValueError(f"cannot read move {whole!r}: {e}") from None
     return mask
 
 

@@ -10,11 +10,20 @@ import random
 
 from .cards import SPADE, bit_list
 from .dealing import deal, shuffle
-from .moves import Move, backs, capture_values, legal_moves, mark_stolen, parse_move
+from .moves import (
+    Items,
+    Move,
+    backs,
+    capture_values,
+    legal_moves,
+    mark_stolen,
+    parse_move,
+    resolve_copies,
+)
 from .rules import make_rules
 from .scoring import certain, criteria, earned, finish_hand, restricted, sweep_scores
 from .sets import partitions
-from .state import Build, Sides, State, check_seed, pile_of, stealable
+from .state import Build, Sides, State, check_seed, pile_of, renumber, stealable
 
 RULES_DOC = "docs/rules.md"  # where every rule id has a heading (anchor: the id lower-cased)
 
@@ -84,7 +93,8 @@ def _start_hand(st: State) -> None:
     r = st.rules
     stock, st.seed = shuffle(r.deck, st.seed)
     st.hand_masks, st.stock_ids, st.loose_mask = deal((0,) * r.players, stock, r.players,
-                                                      st.dealer, True, r.hand_size)
+                                                      st.dealer, True, r.hand_size,
+                                                      r.must_capture)
     st.builds = ()
     st.pile_masks = (0,) * r.sides
     st.pile_ids = ((),) * r.sides if r.steal else ()
@@ -96,6 +106,8 @@ def _start_hand(st: State) -> None:
     st.pending_orange = None
     st.extra_turn = False
     st.current = (st.dealer + 1) % r.players
+    if r.deck.copies > 1:
+        renumber(st)
 
 
 # -- applying a move ----------------------------------------------------------------------------
@@ -107,6 +119,9 @@ def apply_move(state: State, move: Move | str) -> State:
     elif not isinstance(move, Move):
         raise TypeError(f"move must be a Move or its notation string, got {type(move).__name__}")
     legal = _find(state, move)
+    if legal is None and state.rules.deck.copies > 1:
+        move = resolve_copies(state, move)  # two decks: match the cards to copies by kind
+        legal = _find(state, move)
     if legal is None:
         rule, reason = why_illegal(state, move)
         if state.pile_ids and move.taken_mask and move.deck is state.rules.deck:
@@ -195,6 +210,8 @@ def play(state: State, m: Move) -> State:
         swept = not st.loose_mask and not st.builds
         if swept and r.sweeps:
             _record_sweep(st, side, 2 if first_play else 1, tm.bit_count())
+            if r.penalties:
+                _tabbe(state, st, seat, side, pm, tm)
         if r.scoring == "tuxedo":
             _orange(st, seat, side, tm, m.orange)
         if r.dom_end:
@@ -218,7 +235,25 @@ def play(state: State, m: Move) -> State:
         _update_proven(st, seat, pm, lost)
     if r.earned_wins and kind == "capture" and _earned_win(st):
         return st
+    if r.deck.copies > 1:
+        renumber(st, stock=False)  # two decks: the copies that moved take canonical ids
     return _next_turn(st, seat, swept)
+
+
+def _tabbe(before: State, st: State, seat: int, side: int, pm: int, tm: int) -> None:
+    """V-kryp-score: a sweep (tabbe) costs its capturer's side the ``sweep`` points and
+    credits the side of the seat who played just before as much; a dubbeltabbe (the played
+    card takes the other copy of itself, alone on the table) counts twice. The hand's first
+    move has no one before it and credits no one (decision)."""
+    r = st.rules
+    kind = r.deck.kind
+    double = tm.bit_count() == 1 and kind[tm.bit_length() - 1] == kind[pm.bit_length() - 1]
+    item = "dubbeltabbe" if double else "tabbe"
+    pts = r.item_points.sweep * (2 if double else 1)
+    events = ((side, item, pts),)
+    if not _first_play(before):
+        events += ((r.side((seat - 1) % r.players), item + " credit", -pts),)
+    st.events = st.events + events
 
 
 def _stack(st: State, side: int | None, taken: int, played: int) -> None:
@@ -395,8 +430,10 @@ def settle(st: State, fresh: bool = False) -> State:
         # first deal, with four cards to the table (C-deal).
         first = not st.loose_mask and not st.builds and not any(st.pile_masks)
         st.hand_masks, st.stock_ids, extra = deal(st.hand_masks, st.stock_ids, r.players,
-                                                  st.dealer, first, r.hand_size)
+                                                  st.dealer, first, r.hand_size, r.must_capture)
         st.loose_mask |= extra
+        if r.deck.copies > 1:
+            renumber(st)
         st.current = (st.dealer + 1) % r.players
         if r.nagy and st.last_capturer is not None:
             st.current = st.last_capturer  # Nagy: the last capturer leads the next round
@@ -449,6 +486,9 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
         won = "" if state.winner is None else f" (side {state.winner} won)"
         return "C-game", f"the game is over{won}"
     if move.deck is not d and (move.played_mask or move.taken_mask):
+        if move.deck.copies > d.copies and move.deck.suits == d.suits:
+            return "C-deck", ("it names a card twice, as two copies, and this game has one of "
+                              f"each card (the {d.name} deck)")
         alien = move.played_mask | move.taken_mask
         return "C-deck", (f"{_cards(move.deck, alien)} "
                           f"{'is not a card' if alien.bit_count() == 1 else 'are not cards'} "
@@ -484,7 +524,7 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
     if pm.bit_count() != 1:
         return "C-turn", f"a turn plays exactly one card from hand, not {pm.bit_count()}"
     if r.preset.play and (move.kind == "build" or move.kind == "trail" and tm):
-        # V-nordic-play: a card captures or trails, and a trail takes nothing.
+        # V-nordic-play, V-kryp-play: a card captures or trails, and a trail takes nothing.
         what = "a build" if move.kind == "build" else "a trail that takes table cards"
         return r.preset.play, f"there is no building in {r.variant}, so no {what}"
     c = bit_list(pm)[0]
@@ -501,6 +541,8 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
     table |= _loose_items(state) & ~state.loose_mask
     if tm & ~table:
         return f"C-{move.kind}", f"{_cards(d, tm & ~table)} {_is(tm & ~table)} not on the table"
+    if r.must_capture:
+        return _why_kryp(state, move, c, cname)
     for b in state.builds:
         if b.cards & tm and b.cards & ~tm:
             return f"C-{move.kind}", (f"{_cards(d, b.cards & tm)} {_is(b.cards & tm)} in the build "
@@ -569,6 +611,37 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
             return "C-build-keep", _keep_reason(r, seat, cname, rest, left)
         return "C-capture", f"{cname} may not capture {'+'.join(d.strs(tm))} here"
     return _why_build(state, move, cname, cv, rest, owned, taken_builds, loose_taken)
+
+
+def _why_kryp(state: State, move: Move, c: int, cname: str) -> tuple[str, str]:
+    """Why a krypkasino move is illegal (V-kryp-play, V-kryp-values, C-capture)."""
+    r = state.rules
+    d = r.deck
+    tm = move.taken_mask
+    cv = r.hand_values[c]  # V-kryp-values: an Ace 14 from hand, 1 on the table
+    if move.for_partner:  # (builds and trails that take cards: V-kryp-play in why_illegal)
+        return "V-kryp-play", f"there is no building in {r.variant}, so nothing for partner"
+    loose = state.loose_mask
+    sets = Items(loose, r.values, False).groups(cv)
+    if move.kind == "trail":
+        if sets:
+            can = "+".join(d.strs(sets[0]))
+            return "V-kryp-play", (f"{cname} counts {cv} and can capture {can}, so it must "
+                                   "capture: only a card that can capture nothing may trail")
+        return "C-trail", f"{cname} may not trail here"
+    if not tm:
+        return "C-capture", "a capture takes at least one table card, and this one names none"
+    if move.value is not None and move.value != cv:
+        ace = ", 1 only as a table card" if d.rank[c] == 1 else ""
+        return "V-kryp-values", f"{cname} played from hand counts {cv}{ace}, not {move.value}"
+    if not _partitions_into(r, tm, cv):
+        return "C-capture", _sum_reason(_items(r, state, tm, (cv,)), (cv,))
+    left = Items(loose & ~tm, r.values, False).groups(cv)
+    if left:
+        what = f"{'+'.join(d.strs(left[0]))} {'makes' if left[0] & left[0] - 1 else 'is'}"
+        return "V-kryp-play", (f"a capture must be maximal, and this one leaves {what} {cv} on "
+                               f"the table for {cname} to take too")
+    return "V-kryp-play", f"{cname} may not capture {'+'.join(d.strs(tm))} here"
 
 
 def _why_trail(state: State, move: Move, cname: str, rest: int, owned: list, same_rank: int,
@@ -770,7 +843,7 @@ def _why_multi(state: State, move: Move) -> tuple[str, str]:
 
 def _two_valued(r, mask: int) -> int:
     """The cards of ``mask`` that count otherwise from hand than on the table (V-fin-values:
-    Finnish A, 2S and 10D); 0 in every other preset."""
+    Finnish A, 2S and 10D; V-kryp-values: krypkasino's Aces); 0 in every other preset."""
     if r.hand_values is r.values:
         return 0
     return sum(1 << i for i in bit_list(mask) if r.hand_values[i] != r.values[i])
@@ -923,7 +996,8 @@ def _unbacked(r, hand: int, values: list[int]) -> int:
 
 
 def _partitions_into(r, mask: int, v: int) -> bool:
-    """True if the cards of ``mask`` split into disjoint sets of value ``v``."""
+    """True if the cards of ``mask`` split into disjoint sets of value ``v`` (counted as table
+    cards, ``Rules.values``)."""
     ids = bit_list(mask)
     vals = tuple(r.values[i] for i in ids)
     if None in vals:

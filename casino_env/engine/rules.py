@@ -100,9 +100,10 @@ class Preset:
     players: tuple[int, ...]
     deck: str
     values: str  # "classic" (C-face), "royal" (J 11, Q 12, K 13, A 1/14), "hungarian", "rook",
-    # "finnish" (V-fin-values: other values from hand than on the table)
+    # "finnish" (V-fin-values), "kryp" (V-kryp-values): other values from hand than on the table
     building: bool
-    scoring: str  # "casino" (C-score), "spade", "wippen", "tuxedo", "swedish", "finnish", "swazi"
+    scoring: str  # "casino" (C-score), "spade", "wippen", "tuxedo", "swedish", "finnish", "swazi",
+    # "kryp" (penalties, V-kryp-score)
     hand_size: int | dict  # cards a deal gives each player, or {players: cards} (V-swazi-deal)
     defaults: dict = field(default_factory=dict)
     switches: tuple[str, ...] = ()  # switches that make sense for this preset
@@ -111,6 +112,7 @@ class Preset:
     play: str = ""  # the preset's own rule of play, named by illegal builds (V-nordic-play)
     tiebreak: str = ""  # "spades": equal totals at the target go to more spades (V-swe-end)
     steal: bool = False  # V-swazi-steal: the top card of another side's pile is an item
+    teams: tuple[int, ...] = (4,)  # player counts that may play as partnerships
 
 
 # Presets whose four players play as partners unless told otherwise (C-deal's seats 0+2 v 1+3).
@@ -211,6 +213,18 @@ PRESETS: dict[str, Preset] = {
         "partners.",
         "take the top card of an opponent's pile; big deals; 11 points a hand",
         steal=True),
+    "krypkasino": Preset(
+        "krypkasino", "Krypkasino (Swedish reverse Casino)", (2, 3, 4, 5, 6), "double", "kryp",
+        False, "kryp", 4, dict(sweeps=True, target=50),
+        ("target",) + _POINTS,
+        "Two decks (104 cards); J 11, Q 12, K 13, Ace 14 from hand and 1 on the table "
+        "(V-kryp-values); no building; a card that can capture must, maximally, and only a "
+        "card that captures nothing trails (V-kryp-play); penalty points: 10D 3, 2S 2, aces "
+        "and spades 1, sweeps (tabbe) 5 with 5 back to the player before (V-kryp-score); "
+        "after a side reaches 50 the lowest total wins (V-kryp-end). Partners with 4 (0+2 v "
+        "1+3) or 6 players (0+3, 1+4, 2+5; V-kryp-seats).",
+        "reverse: avoid points and sweeps; two decks; to 50, lowest wins",
+        play="V-kryp-play", teams=(4, 6)),
 }
 
 # V-fin-values: the cards that capture with another value from hand than they count on the
@@ -268,6 +282,8 @@ class Rules:
     earned_wins: bool = field(init=False, repr=False, compare=False)
     item_points: ItemPoints = field(init=False, repr=False, compare=False)
     steal: bool = field(init=False, repr=False, compare=False)
+    must_capture: bool = field(init=False, repr=False, compare=False)  # V-kryp-play
+    penalties: bool = field(init=False, repr=False, compare=False)  # V-kryp-score: lower wins
 
     def __post_init__(self) -> None:
         p = PRESETS[self.variant]
@@ -280,14 +296,21 @@ class Rules:
         s(self, "values", tuple(r if (p.values != "classic" or r <= 10) else None
                                 for r in deck.rank))
         # What a card captures with when played from hand; the table's values (the same
-        # tuple) in every preset but Finnish (V-fin-values).
-        s(self, "hand_values", self.values if p.values != "finnish" else tuple(
-            FINNISH_HAND_VALUES.get(name, v) for name, v in zip(deck.names, self.values)))
+        # tuple) in every preset but Finnish (V-fin-values) and krypkasino (V-kryp-values:
+        # an Ace 14 from hand, 1 on the table).
+        if p.values == "finnish":
+            hand = tuple(FINNISH_HAND_VALUES.get(name, v)
+                         for name, v in zip(deck.names, self.values))
+        elif p.values == "kryp":
+            hand = tuple(14 if r == 1 else r for r in deck.rank)
+        else:
+            hand = self.values
+        s(self, "hand_values", hand)
         s(self, "ace14", p.values == "royal" or (p.values == "hungarian" and self.ace_14))
         s(self, "building", p.building)
         s(self, "scoring", p.scoring)
-        s(self, "sides", 2 if self.partnerships else self.players)
-        s(self, "max_value", 14 if p.values == "royal" else 16 if p.values == "finnish"
+        s(self, "sides", self.players // 2 if self.partnerships else self.players)
+        s(self, "max_value", 14 if p.values in ("royal", "kryp") else 16 if p.values == "finnish"
           else 10 if p.building else 13 * 4)
         s(self, "hand_size", p.hand_size if isinstance(p.hand_size, int)
           else p.hand_size[self.players])
@@ -297,9 +320,20 @@ class Rules:
         s(self, "earned_wins", self.earned and not self.claims and not self.ulmann)
         s(self, "item_points", _item_points(self))
         s(self, "steal", p.steal)
+        s(self, "must_capture", p.values == "kryp")
+        s(self, "penalties", p.scoring == "kryp")
 
     def side(self, seat: int) -> int:
-        return seat % 2 if self.partnerships else seat
+        """The side a seat plays for: partners sit opposite, so with ``sides`` teams of two
+        seat ``s`` plays with ``s + sides`` (0+2 v 1+3; six players 0+3, 1+4, 2+5)."""
+        return seat % self.sides if self.partnerships else seat
+
+    def teams(self) -> str:
+        """The partnerships in words, e.g. ``partners 0+2 v 1+3`` ("" without partners)."""
+        if not self.partnerships:
+            return ""
+        n, k = self.players, self.sides
+        return "partners " + " v ".join(f"{s}+{s + k}" for s in range(k) if s + k < n)
 
     def switches(self) -> dict:
         """The user-settable switches and their values (the spec's ``rules`` dict, JSON-ready:
@@ -322,10 +356,14 @@ def switch_value(rules: Rules, name: str):
 
 def _item_points(r: Rules) -> ItemPoints:
     """The points of each scoring item: the preset's (C-score, V-spade, Wippen, V-tux-score,
-    V-swe-score, V-fin-score), with V-last-capture and the sweeps switch, then the V-points
-    table over them."""
+    V-swe-score, V-fin-score, V-swazi-score, V-kryp-score), with V-last-capture and the sweeps
+    switch, then the V-points table over them."""
     if r.scoring == "tuxedo":  # most cards 15; oranges, sweeps and fives are scored apart
         table = dict(cards=15, spades=0, big_casino=0, little_casino=0, aces=0, sweep=0,
+                     last_capture=0)
+    elif r.scoring == "kryp":  # V-kryp-score, penalties: ``spades`` each spade but the 2S,
+        # ``sweep`` a tabbe (a dubbeltabbe twice that)
+        table = dict(cards=0, spades=1, big_casino=3, little_casino=2, aces=1, sweep=5,
                      last_capture=0)
     elif r.scoring in ("swedish", "finnish"):  # V-swe-score, V-fin-score: most spades 2
         table = dict(cards=1, spades=2, big_casino=2, little_casino=1, aces=1,
@@ -361,8 +399,11 @@ def make_rules(variant: str = "casino", players: int = 2, partnerships: bool | N
         partnerships = variant in PARTNER_PRESETS and players == 4
     if not isinstance(partnerships, bool):
         raise ValueError(f"{pre}partnerships must be true or false, got {partnerships!r}")
-    if partnerships and players != 4:
-        raise ValueError(f"{pre}partnerships need 4 players (C-deal), got players={players}")
+    if partnerships and players not in preset.teams:
+        if preset.teams == (4,):
+            raise ValueError(f"{pre}partnerships need 4 players (C-deal), got players={players}")
+        raise ValueError(f"{pre}partnerships need {' or '.join(map(str, preset.teams))} players "
+                         f"(V-kryp-seats), got players={players}")
     values = dict(preset.defaults)
     given = dict(switches or {})
     for name, value in given.items():
@@ -380,7 +421,7 @@ def make_rules(variant: str = "casino", players: int = 2, partnerships: bool | N
         values[name] = value
     if "countout" not in given and (given.get("earned") or given.get("dom_end")):
         values["countout"] = False  # another end-of-game rule replaces the preset's count-out
-    sides = 2 if partnerships else players
+    sides = players // 2 if partnerships else players
     if "difference" not in given and "difference" in preset.switches:
         # V-target: "some play to 11 points. In a two player game (or a 4-player game with
         # partners) ... the player with more points scores the difference"; Hungarian's own
@@ -413,6 +454,12 @@ def _check_points(r: Rules, pre: str) -> None:
     """V-points: every item of the table is one the game scores, and V-dom-end's criteria keep
     the points that take a restricted side exactly to the target."""
     table = dict(r.points)
+    if r.scoring == "kryp":
+        for item in ("cards", "last_capture"):
+            if item in table:
+                raise ValueError(f"{pre}rule switch 'points': item {item!r} does not apply to "
+                                 f"'krypkasino' (its penalties are for scoring cards and "
+                                 f"sweeps, V-kryp-score)")
     if r.scoring == "tuxedo":
         for item in table:
             if item != "cards":

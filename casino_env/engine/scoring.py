@@ -1,6 +1,9 @@
 """Scoring a hand (C-score, V-spade, V-spade-bicycle, Wippen, V-tux-score, V-swe-score,
-V-fin-score, V-swazi-score, V-last-capture, V-points, V-target) and the end of the game (C-game,
-V-countout, V-dom-end, V-soto, V-earned, V-swe-end).
+V-fin-score, V-swazi-score, V-kryp-score, V-last-capture, V-points, V-target) and the end of
+the game (C-game, V-countout, V-dom-end, V-soto, V-earned, V-swe-end, V-kryp-end).
+
+In krypkasino the points are penalties: lower is better, and the winner is the side with the
+lowest total (V-kryp-end).
 
 A hand's points are a list of awards ``(item, side, points)`` in count-out order: most cards,
 most spades, 10D, 2S, the aces in the order S C H D, then sweeps (variant items in between).
@@ -70,6 +73,8 @@ def awards(rules: Rules, piles: tuple, sweeps: tuple, events: tuple = (),
     spade = deck.suit_mask[SPADE]
     scoring = rules.scoring
     pts = rules.item_points
+    if scoring == "kryp":
+        return _kryp_awards(rules, piles, events)
     out: list[tuple[str, int, int]] = []
     shared = scoring == "swazi" and left is None  # V-swazi-score: a tie for most gives 1 each
     if pts.cards:
@@ -122,6 +127,29 @@ def awards(rules: Rules, piles: tuple, sweeps: tuple, events: tuple = (),
                 out.append(("sweeps", side, k * pts.sweep))
     if rules.last_capture and pts.last_capture and last_side is not None and left is None:
         out.append(("last capture", last_side, pts.last_capture))
+    return out
+
+
+def _kryp_awards(rules: Rules, piles: tuple, events: tuple) -> list:
+    """V-kryp-score: penalty points per side for the cards captured (each copy: 10D 3, 2S 2,
+    each Ace 1, each other spade 1, so the AS 2 as Ace and spade) and, as recorded in play,
+    each tabbe and dubbeltabbe and their credits to the player before."""
+    deck = rules.deck
+    pts = rules.item_points
+    ranks, suits = deck.rank_mask, deck.suit_mask
+    ten_d = ranks[10] & suits[DIAMOND]
+    two_s = ranks[2] & suits[SPADE]
+    items = (("10D", ten_d, pts.big_casino), ("2S", two_s, pts.little_casino),
+             ("spades", suits[SPADE] & ~two_s, pts.spades), ("aces", ranks[1], pts.aces))
+    out: list[tuple[str, int, int]] = []
+    for name, mask, each in items:
+        if each:
+            for side, p in enumerate(piles):
+                k = (p & mask).bit_count()
+                if k:
+                    out.append((name, side, k * each))
+    for side, item, points in events:
+        out.append((item, side, points))
     return out
 
 
@@ -210,9 +238,16 @@ def finish_hand(rules: Rules, start: tuple, piles: tuple, sweeps: tuple, met: tu
 def decide(rules: Rules, start: tuple, points: list[int], counted: list,
            piles: tuple = ()) -> int | None:
     """C-game (higher total wins, a tie plays on), V-countout when several reach the target,
-    or V-swe-end (equal totals: the side with more spades in ``piles``, this hand's)."""
+    or V-swe-end (equal totals: the side with more spades in ``piles``, this hand's);
+    V-kryp-end: once a side's penalties reach the target the lowest total wins (a tie for it
+    plays on)."""
     target = rules.target
     totals = [s + p for s, p in zip(start, points)]
+    if rules.penalties:
+        if max(totals) < target:
+            return None
+        low = min(totals)
+        return totals.index(low) if totals.count(low) == 1 else None
     reached = [s for s, t in enumerate(totals) if t >= target]
     if len(reached) <= 1:
         return reached[0] if reached else None

@@ -51,7 +51,8 @@ class State:
     """One moment of a game. Read it; never assign to it (``apply_move`` returns a new one).
 
     Public: ``current`` (seat to move), ``scores`` (cumulative per side), ``hand_points``
-    (per side, last completed hand, or None), ``game_over``, ``winner`` (side or None),
+    (per side, last completed hand, or None), ``game_over``, ``winner`` (side or None; in
+    krypkasino, ``Rules.penalties``, scores are penalty points and the winner has the lowest),
     ``rules``, ``dealer``; cards as notation strings through ``hands``, ``table``, ``piles``,
     ``stock`` (and ``hand(seat)``, ``pile(side)``, ``stock_size``). The engine's own bitmask
     fields say so in their names: ``hand_masks``, ``loose_mask``, ``pile_masks``, ``stock_ids``
@@ -309,6 +310,59 @@ class State:
 _FIELDS = State.__slots__[:-2]
 
 
+# -- two decks: canonical copies ----------------------------------------------------------------
+
+def _lowest(mask: int, used: int, low: int) -> int:
+    """``mask`` with its cards moved to the lowest copies not in ``used`` (two-copy deck:
+    ``low`` is the mask of the copy-0 ids)."""
+    lo = mask & low
+    hi = mask >> 1 & low
+    both = lo & hi
+    one = lo ^ hi
+    first = one & ~used
+    return both | both << 1 | first | (one & ~first) << 1
+
+
+def renumber(st: State, stock: bool = True) -> None:
+    """Number the copies of a two-deck game canonically (in place, on the engine's own copy):
+    the stock (top first), then the hands by seat, the loose cards and the piles by side each
+    take the lowest copies still free, so that positions differing only in which copy lies
+    where are equal. ``stock=False`` when only cards outside the stock moved: the stock keeps
+    its copies and the other places share the rest (found without reading the stock, so this
+    holds for any state whose places do not overlap, a determinized one included)."""
+    low = st.rules.deck.low
+    if stock:
+        used = 0
+        ids = []
+        for c in st.stock_ids:
+            c &= ~1
+            if used >> c & 1:
+                c |= 1
+            used |= 1 << c
+            ids.append(c)
+        st.stock_ids = tuple(ids)
+    else:  # everything not in a hand, on the table or in a pile (the stock, absent cards)
+        used = st.loose_mask
+        for m in st.hand_masks:
+            used |= m
+        for m in st.pile_masks:
+            used |= m
+        used = st.rules.deck.full & ~used
+    places = _lowest_all(st.hand_masks + (st.loose_mask,) + st.pile_masks, used, low)
+    n = len(st.hand_masks)
+    st.hand_masks, st.loose_mask, st.pile_masks = places[:n], places[n], places[n + 1:]
+
+
+def _lowest_all(masks: tuple, used: int, low: int) -> tuple:
+    """``_lowest`` of each mask in turn, each taking copies the ones before left free."""
+    out = []
+    for m in masks:
+        m = _lowest(m, used, low)
+        used |= m
+        out.append(m)
+    return tuple(out)
+
+
 # -- spec parsing ---------------------------------------------------------------------------
 
 def check_seed(seed: object) -> int | None:
@@ -352,7 +406,13 @@ class _Cards:
             cid = self.deck.parse(text)  # type: ignore[arg-type]
         except ValueError as e:
             raise ValueError(f"{field}: {e}") from None
+        if self.deck.copies > 1 and cid in self.where and cid + 1 not in self.where:
+            cid += 1  # two decks: a card named twice is both copies (V-kryp-values)
         if cid in self.where:
+            if self.deck.copies > 1:
+                raise ValueError(f"{field}: card {self.deck.names[cid]} named a third time (the "
+                                 f"two decks hold two copies; also in {self.where[cid]} and "
+                                 f"{self.where[cid + 1]})")
             raise ValueError(f"{field}: duplicate card {self.deck.names[cid]} "
                              f"(also in {self.where[cid]})")
         self.where[cid] = field
@@ -497,6 +557,8 @@ def _parse_spec(spec: object) -> State:
         setattr(st, name, value)
     for b in st.builds:
         _check_owner_holds(st, b)
+    if deck.copies > 1:
+        renumber(st)
     return st
 
 

@@ -12,7 +12,7 @@ def describe_state(st, viewer: int | None = None) -> str:
     r = st.rules
     d = r.deck
     lines = [f"{r.variant} · {r.players} players"
-             + (" (partners 0+2 v 1+3)" if r.partnerships else "")
+             + (f" ({r.teams()})" if r.partnerships else "")
              + f" · dealer {st.dealer} · stock {len(st.stock_ids)}"
              + (" · last deal" if not st.stock_ids else "")]
     lines.append("scores " + "  ".join(f"side {i}: {s}" for i, s in enumerate(st.scores))
