@@ -486,8 +486,8 @@ class Layout:
                 v = -b.value / MAX_VALUE
                 for c in bit_list(b.cards):
                     out[ot + c] = v
-            if double:  # another side's copy counts -0.5 (one copy each side sums to 0)
-                out[op:op + N_CARDS] -= kind_planes([others])[0]
+            if double:  # my copy 0.5, another side's -0.25: all six splits of two copies
+                out[op:op + N_CARDS] -= kind_planes([others])[0] / 2  # stay distinct
             else:
                 for c in bit_list(others):
                     out[op + c] = -1.0

@@ -40,6 +40,25 @@ def test_observation_planes_count_copies():
     assert out[o["family"] + 3] == 1  # the family one-hot: krypkasino
 
 
+def test_compact_piles_keep_every_split_of_the_two_copies_apart():
+    """Compact layout, two decks: my copy 0.5, another side's -0.25, so one copy each (0.25)
+    is not read as none (0), and each of the six splits of two copies has its own value."""
+    st = mk([["2H"], ["9D"]], ["3C"], piles=[["9C", "5S", "5S", "KH"], ["9C", "AS", "AS"]])
+    layout = Layout(st.rules, True, "compact")
+    out = np.zeros(layout.size, np.float32)
+    layout.encode(st, 0, out)
+    piles = out[layout.offset["piles"]:layout.offset["piles"] + 52]
+    assert piles[K["9C"]] == 0.25  # one each
+    assert piles[K["5S"]] == 1.0 and piles[K["AS"]] == -0.5 and piles[K["KH"]] == 0.5
+    assert piles[K["2H"]] == 0.0
+    layout.encode(st, 1, out)
+    piles = out[layout.offset["piles"]:layout.offset["piles"] + 52]
+    assert piles[K["9C"]] == 0.25 and piles[K["5S"]] == -0.5 and piles[K["AS"]] == 1.0
+    assert piles[K["KH"]] == -0.25
+    splits = {(m, o): m / 2 - o / 4 for m in range(3) for o in range(3) if m + o <= 2}
+    assert len(set(splits.values())) == len(splits)  # the encoding's values are distinct
+
+
 def test_compose_selects_a_card_twice_for_both_copies():
     """Compose mode: card actions are kinds; taking both copies of 5S selects 5S twice, and
     the mask is exact at each step."""
