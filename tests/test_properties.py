@@ -5,7 +5,10 @@ sizes, deals per hand, dealer rotation, who leads), C-turn (one card from hand p
 C-trail, C-capture, C-face, C-build, C-build-keep, C-owner-trail, C-one-per-value, C-move
 (moves listed once, notation round-trips), C-residue, C-sweep, V-cancel, C-score, C-game,
 V-countout, V-dom-trail, V-dom-end; for `swedish` and `finnish` V-nordic-play, V-fin-values,
-V-swe-score, V-swe-end, V-fin-score and V-earned; plus the engine contracts: apply_move never
+V-swe-score, V-swe-end, V-fin-score and V-earned; for `krypkasino` (its own seatings: 2-6
+players, teams of 4 and 6) V-kryp-values, V-kryp-seats, V-kryp-play (against a brute-force
+generator), V-kryp-score and V-kryp-end with two decks' canonical copies; plus the engine
+contracts: apply_move never
 mutates its input, illegal moves raise IllegalMoveError naming a rule, the spec round-trips,
 and the same seed gives the same game (determinism).
 
@@ -19,12 +22,14 @@ from __future__ import annotations
 import json
 import random
 import re
+from collections import Counter
 from itertools import combinations
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hst
 from rules_helpers import mover
+from test_rules_kryp import DECK2, expected_moves  # the brute-force V-kryp-play generator
 
 from casino_env.engine import (
     IllegalMoveError,
@@ -36,6 +41,7 @@ from casino_env.engine import (
     parse_move,
 )
 from casino_env.engine.rules import PRESETS
+from casino_env.engine.state import renumber
 
 NORDIC = ("swedish", "finnish")  # no building (V-nordic-play)
 VARIANTS = ("casino", "royal", "dominican") + NORDIC + ("swazi",)
@@ -1105,3 +1111,461 @@ def random_positions(variant: str, players: int, partnerships: bool, seed: str, 
             check_state(apply_move(st, m))
         assert snapshot(st) == before
     return made
+
+
+# -- krypkasino: two decks, compulsory maximal captures, penalties ---------------------------
+#
+# V-kryp-values (104 cards, two copies of each, an Ace 14 from hand and 1 on the table),
+# V-kryp-seats (teams 0+2 v 1+3 of four, 0+3, 1+4, 2+5 of six), V-kryp-play (no building; a
+# card that can capture must, maximally; the deal of V-tux-deal, six players' leftover to the
+# table), V-kryp-score (penalties 10D 3, 2S 2, aces and other spades 1: 42 a hand; tabbe +5
+# and -5 to the seat before, dubbeltabbe +-10), V-kryp-end (after a hand with a side at 50,
+# the lowest total wins; a tie for it plays on). Cards are followed as multisets of names, so
+# the checks do not depend on which copy the engine numbers where; canonical numbering is
+# checked on its own.
+
+KRYP_SEATINGS = ((2, False), (3, False), (4, False), (4, True), (5, False), (6, False),
+                 (6, True))
+KRYP_CONFIGS = [("krypkasino", p, part) for p, part in KRYP_SEATINGS]
+KRYP_IDS = [f"krypkasino-{p}p{'-partners' if part else ''}" for _, p, part in KRYP_CONFIGS]
+KRYP_GAMES = 4  # full games per seating in the default run (a game is 2-4 hands of 104 cards)
+KRYP_DEALS = {2: 13, 3: 9, 4: 7, 5: 5, 6: 4}  # V-kryp-play: deals in a hand of 104 cards
+KRYP_ORACLE_TABLE = 8  # the brute-force generator runs on tables of up to this many cards
+KRYP_SCORE = {"big_casino": 3, "little_casino": 2, "aces": 1, "spades": 1, "sweep": 5}
+
+
+def kryp_points(r) -> dict[str, int]:
+    """V-kryp-score's penalty per item, with a V-points table over it."""
+    return {**KRYP_SCORE, **dict(getattr(r, "points", ()))}
+
+
+def kryp_penalty(r, card: str) -> int:
+    """V-kryp-score: one copy's penalty: 10D 3, 2S 2, an Ace 1, a spade other than the 2S 1
+    (so the AS 2)."""
+    pts = kryp_points(r)
+    out = pts["big_casino"] if card == "10D" else 0
+    out += pts["little_casino"] if card == "2S" else 0
+    out += pts["aces"] if card[0] == "A" else 0
+    out += pts["spades"] if card[-1] == "S" and card != "2S" else 0
+    return out
+
+
+def kryp_value(card: str, from_hand: bool) -> int:
+    """V-kryp-values: J 11, Q 12, K 13; an Ace 14 from hand, 1 on the table."""
+    rank = card[:-1]
+    if rank == "A":
+        return 14 if from_hand else 1
+    return {"J": 11, "Q": 12, "K": 13}.get(rank) or int(rank)
+
+
+def sums_reachable(values) -> int:
+    """Bit ``s`` set when some sub-multiset of ``values`` sums to ``s`` (``s`` > 0)."""
+    reach = 1
+    for v in values:
+        reach |= reach << v
+    return reach & ~1
+
+
+def kryp_side(r, seat: int) -> int:
+    """V-kryp-seats: seat s plays for side s % sides (0+2 v 1+3; 0+3, 1+4, 2+5)."""
+    return seat % r.sides if r.partnerships else seat
+
+
+def kryp_places(st: State) -> Counter:
+    """Every card of the state by name, wherever it is (hands, table, stock, piles)."""
+    every = [c for h in st.hands for c in h] + st.loose + st.stock
+    return Counter(every + [c for p in st.piles for c in p])
+
+
+def check_kryp_state(st: State) -> None:
+    """V-kryp-values: 104 cards, each card in exactly one place and every kind exactly twice;
+    no builds (V-kryp-play); the copies numbered canonically; V-kryp-end at the game's end."""
+    r = st.rules
+    deck = r.deck
+    assert deck.size == 104 and deck.copies == 2  # V-kryp-values
+    assert len(st.hand_masks) == r.players and len(st.pile_masks) == len(st.scores) == r.sides
+    parts = list(st.hand_masks) + [st.loose_mask] + list(st.pile_masks)
+    stock = 0
+    for cid in st.stock_ids:
+        assert not stock >> cid & 1, "a card id twice in the stock"
+        stock |= 1 << cid
+    union = stock
+    for p in parts:
+        assert not union & p, f"a card copy is in two places: {deck.strs(union & p)}"
+        union |= p
+    assert union == deck.full, f"cards missing: {deck.strs(deck.full & ~union)}"
+    assert kryp_places(st) == Counter(DECK2), "a card is not there exactly twice"
+    assert not st.builds and all(isinstance(x, str) for x in st.table)  # V-kryp-play
+    if not st.game_over:  # (a finished game's state: test_kryp_final_state_is_canonical)
+        same = st._copy()
+        renumber(same)
+        assert same == st, "the copies are not numbered canonically"
+    if not r.sweeps:
+        assert not any(st.sweeps)
+    if st.game_over:  # V-kryp-end: a side reached the target; the unique lowest total won
+        assert st.winner is not None and max(st.scores) >= r.target
+        assert st.scores[st.winner] == min(st.scores)
+        assert list(st.scores).count(min(st.scores)) == 1
+        assert legal_moves(st) == []
+    else:
+        assert st.winner is None
+        assert st.hand_masks[st.current], "the seat to move holds no cards"
+        swept = [e for e in st.events if e[1] in ("tabbe", "dubbeltabbe")]
+        assert sum(st.sweeps) == len(swept)
+
+
+def kryp_move_key(m: Move) -> tuple:
+    return (m.kind, m.played, tuple(sorted(m.taken_cards, key=DECK2.index)), m.value)
+
+
+def check_kryp_moves(st: State, moves: list[Move]) -> None:
+    """V-kryp-play, V-kryp-values, C-move: every card of the hand has a move; a card that can
+    capture only captures, maximally (no set of its value left among the loose cards), and
+    every card that can capture nothing trails; each outcome is listed once; on small tables
+    the moves are exactly those of the brute-force generator of tests/test_rules_kryp.py."""
+    if st.game_over:
+        assert moves == []
+        return
+    assert moves, "no legal move while the game is on"
+    keys = [kryp_move_key(m) for m in moves]
+    assert len(keys) == len(set(keys)), "a move is listed twice (C-move)"
+    texts = [str(m) for m in moves]
+    assert len(texts) == len(set(texts)), "two moves share a notation"
+    hand = st.hand(st.current)
+    loose = Counter(st.loose)
+    reach = sums_reachable(kryp_value(c, False) for c in st.loose)
+    assert {m.played[0] for m in moves} == set(hand), "a card of the hand has no move"
+    for m in moves:
+        card = m.played[0]
+        v = kryp_value(card, True)
+        can = bool(reach >> v & 1)
+        assert len(m.played) == 1 and card in hand  # C-turn
+        if m.kind == "trail":
+            assert not can, f"V-kryp-play: {card} can capture but trails"
+            assert not m.taken_cards and m.value is None
+            continue
+        assert m.kind == "capture", "V-kryp-play: no building"
+        assert can and m.value == v
+        taken = Counter(m.taken_cards)
+        assert not taken - loose, "a capture takes cards that are not on the table"
+        vals = sorted((kryp_value(c, False) for c in m.taken_cards), reverse=True)
+        if len(vals) <= 10:
+            assert splits_into(vals, v, False), f"{m}: not sets of {v}"
+        left = (loose - taken).elements()
+        assert not sums_reachable(kryp_value(c, False) for c in left) >> v & 1, (
+            f"V-kryp-play: {m} is not maximal")
+    if len(st.loose) <= KRYP_ORACLE_TABLE:
+        want = expected_moves(hand, st.loose)
+        assert set(texts) == want, (
+            f"legal_moves differs from V-kryp-play\nstate: {json.dumps(st.to_spec())}\n"
+            f"missing: {sorted(want - set(texts))}\nextra: {sorted(set(texts) - want)}")
+
+
+def check_kryp_probes(st: State, moves: list[Move], rng: random.Random) -> None:
+    """Moves not listed raise IllegalMoveError naming a rule: a card the mover does not hold
+    (C-turn), the trail of a card that can capture (V-kryp-play), a build (V-kryp-play), and
+    random captures (C-capture or V-kryp-play unless listed); listed ones apply the same
+    whichever way they are written."""
+    if st.game_over:
+        return
+    deck, seat, hand, elsewhere = mover(st)
+    before = snapshot(st)
+    card = rng.choice(elsewhere)
+    with pytest.raises(IllegalMoveError) as info:
+        apply_move(st, Move("trail", card))
+    assert info.value.rule == "C-turn" and snapshot(st) == before
+    capturing = {m.played[0] for m in moves if m.kind == "capture"}
+    for c in capturing:
+        with pytest.raises(IllegalMoveError, match="must capture") as info:
+            apply_move(st, Move("trail", c))
+        assert info.value.rule == "V-kryp-play"
+    if st.loose:
+        with pytest.raises(IllegalMoveError) as info:
+            apply_move(st, Move("build", rng.choice(hand), st.loose[:1], 14))
+        assert info.value.rule == "V-kryp-play"
+    listed = {(m.played[0], kryp_move_key(m)[2]): m for m in moves if m.kind == "capture"}
+    for _ in range(4):
+        c = rng.choice(hand)
+        taken = tuple(sorted(rng.sample(st.loose, rng.randint(1, min(4, len(st.loose)))),
+                             key=DECK2.index)) if st.loose else ()
+        if not taken:
+            break
+        probe = Move("capture", c, list(taken))
+        if (c, taken) in listed:
+            assert apply_move(st, probe) == apply_move(st, listed[(c, taken)])
+        else:
+            assert_illegal(st, probe, before)
+    assert snapshot(st) == before
+
+
+class KrypTracker:
+    """Follows one krypkasino game with cards as multisets of names and checks each
+    transition: V-kryp-play deals, captures, trails and turns; V-kryp-score tabbe and
+    dubbeltabbe events and each hand's penalty points; V-kryp-end."""
+
+    def __init__(self, st: State) -> None:
+        self.rules = st.rules
+        self.hands_done = 0
+        self.check_new_hand(st, first=True)
+
+    def check_new_hand(self, st: State, first: bool = False) -> None:
+        r = self.rules
+        n = r.players
+        assert [len(h) for h in st.hands] == [4] * n  # V-kryp-play: 4 each, 4 to the table
+        assert len(st.loose) == 4 and len(st.stock) == 104 - 4 - 4 * n
+        assert not any(st.piles) and not any(st.sweeps) and not st.events
+        assert st.current == (st.dealer + 1) % n
+        if first:
+            assert st.dealer == n - 1 and st.scores == [0] * r.sides
+        self.deals = 1
+        self.moved = 0  # moves made in this hand
+
+    def step(self, prev: State, move: Move, new: State) -> None:
+        r = self.rules
+        n = r.players
+        seat = prev.current
+        side = kryp_side(r, seat)
+        card = move.played[0]
+        loose = Counter(prev.loose)
+        piles = [Counter(p) for p in prev.piles]
+        events = list(prev.events)
+        sweeps = list(prev.sweeps)
+        last = prev.last_capturer
+        if move.kind == "capture":
+            taken = Counter(move.taken_cards)
+            assert not taken - loose
+            loose -= taken
+            piles[side] += taken + Counter([card])
+            last = seat
+            if not loose and r.sweeps:  # V-kryp-score: a tabbe, or a dubbeltabbe
+                double = list(move.taken_cards) == [card]
+                pts = kryp_points(r)["sweep"] * (2 if double else 1)
+                item = "dubbeltabbe" if double else "tabbe"
+                events.append((side, item, pts))
+                if self.moved:  # (decision: the hand's first move credits no one)
+                    events.append((kryp_side(r, (seat - 1) % n), item + " credit", -pts))
+                sweeps[side] += 1
+        else:
+            assert move.kind == "trail"
+            loose[card] += 1
+        self.moved += 1
+        hands = [Counter(h) for h in prev.hands]
+        hands[seat][card] -= 1
+        left_in_hands = sum(sum(h.values()) for h in hands)
+        if left_in_hands:  # the hand goes on
+            assert Counter(new.loose) == loose and [Counter(p) for p in new.piles] == piles
+            assert [Counter(h) for h in new.hands] == [+h for h in hands]
+            assert new.stock == prev.stock and new.events == tuple(events)
+            assert list(new.sweeps) == sweeps and new.last_capturer == last
+            assert new.scores == prev.scores and new.dealer == prev.dealer
+            order = [(seat + k) % n for k in range(1, n + 1)]
+            assert new.current == next(s for s in order if new.hand_masks[s])  # C-turn
+            return
+        if prev.stock:  # a new deal (V-kryp-play: 4 each, else a share and the rest up)
+            self.deals += 1
+            left = len(prev.stock)
+            per = 4 if left >= 4 * n else left // n
+            to_table = left - per * n if per < 4 or left - 4 * n < n else 0
+            assert [len(h) for h in new.hands] == [per] * n, (left, new.hands)
+            assert len(new.stock) == left - per * n - to_table
+            dealt = Counter(prev.stock[:per * n + to_table])
+            assert Counter(new.loose) == loose + dealt - Counter(c for h in new.hands
+                                                                 for c in h)
+            assert [Counter(p) for p in new.piles] == piles and new.events == tuple(events)
+            assert new.current == (prev.dealer + 1) % n
+            if not new.stock:
+                assert self.deals == KRYP_DEALS[n]
+            return
+        # The hand ends: the residue to the last capturer (C-residue, no sweep), penalties.
+        assert self.deals == KRYP_DEALS[n]
+        taker = last if last is not None else prev.dealer
+        piles[kryp_side(r, taker)] += loose
+        cards = [sum(kryp_penalty(r, c) * k for c, k in p.items()) for p in piles]
+        if not getattr(r, "points", ()):
+            assert sum(cards) == 42  # V-kryp-score: 21 a deck
+        expected = list(cards)
+        for s, _, pts in events:
+            expected[s] += pts
+        assert new.hand_points == expected, (new.hand_points, expected, events)
+        totals = [a + b for a, b in zip(prev.scores, expected)]
+        assert new.scores == totals
+        self.hands_done += 1
+        low = min(totals)
+        if max(totals) >= r.target and totals.count(low) == 1:  # V-kryp-end
+            assert new.game_over and new.winner == totals.index(low)
+            assert [Counter(p) for p in new.piles] == piles  # the last hand stays visible
+        else:
+            assert not new.game_over
+            assert new.dealer == (prev.dealer + 1) % n and new.hand_no == prev.hand_no + 1
+            self.check_new_hand(new)
+
+
+def play_kryp_game(players: int, partnerships: bool, seed: int, heavy_every: int, *,
+                   check: bool = True, switches: dict | None = None) -> tuple[list[str], State]:
+    """One seeded krypkasino game of random legal moves, checked at every move."""
+    rng = random.Random(seed * 7919 + players)
+    st = new_game("krypkasino", players, seed=seed, partnerships=partnerships,
+                  **(switches or {}))
+    tracker = KrypTracker(st) if check else None
+    history: list[str] = []
+    step = 0
+    while not st.game_over:
+        moves = legal_moves(st)
+        if check:
+            check_kryp_state(st)
+            check_kryp_moves(st, moves)
+            if heavy_every and step % heavy_every == 0:
+                check_spec_round_trip(st, moves)
+                for m in moves:
+                    assert parse_move(str(m), st) == m, str(m)
+                check_kryp_probes(st, moves, rng)
+        move = rng.choice(moves)
+        before = (st.to_spec(), snapshot(st)) if check else None
+        new = apply_move(st, move)
+        if check:
+            assert (st.to_spec(), snapshot(st)) == before, "apply_move changed its input"
+            tracker.step(st, move, new)
+        history.append(str(move))
+        st = new
+        step += 1
+        assert step < 5000, "game does not end"
+    if check:
+        check_kryp_state(st)
+        assert tracker.hands_done >= 1
+    return history, st
+
+
+@pytest.mark.parametrize(("variant", "players", "partnerships"), KRYP_CONFIGS, ids=KRYP_IDS)
+def test_kryp_random_games(variant: str, players: int, partnerships: bool) -> None:
+    """V-kryp-values, V-kryp-seats, V-kryp-play, V-kryp-score, V-kryp-end, C-move over seeded
+    random games at every seating: 104 cards each in one place, the legal moves those of
+    compulsory maximal capture (brute force on small tables), each hand's penalties with
+    tabbe and dubbeltabbe, the game's end; non-mutation, spec and notation round trips,
+    illegal probes."""
+    for seed in range(KRYP_GAMES):
+        play_kryp_game(players, partnerships, seed, HEAVY_EVERY if seed else 1)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("variant", "players", "partnerships"), KRYP_CONFIGS, ids=KRYP_IDS)
+def test_kryp_random_games_slow(variant: str, players: int, partnerships: bool) -> None:
+    """The same over hundreds of games per seating (CASINO_SLOW=1)."""
+    for seed in range(10_000, 10_000 + GAMES_SLOW // 4):
+        play_kryp_game(players, partnerships, seed, 25)
+
+
+@pytest.mark.parametrize(("players", "partnerships", "switches"), [
+    (2, False, {"points": {"sweep": 3, "big_casino": 5}}),
+    (3, False, {"target": 20}),
+    (6, True, {"points": {"aces": 2, "spades": 0}, "target": 30}),
+])
+def test_kryp_random_games_with_switches(players, partnerships, switches) -> None:
+    """V-points and the `target` switch (V-kryp-end) in krypkasino: the same checks."""
+    for seed in range(2):
+        play_kryp_game(players, partnerships, seed, HEAVY_EVERY, switches=switches)
+
+
+@pytest.mark.parametrize(("variant", "players", "partnerships"), KRYP_CONFIGS, ids=KRYP_IDS)
+def test_kryp_same_seed_same_game(variant: str, players: int, partnerships: bool) -> None:
+    """Determinism: the same seed gives identical moves and final states."""
+    h1, s1 = play_kryp_game(players, partnerships, 12345, 0, check=False)
+    h2, s2 = play_kryp_game(players, partnerships, 12345, 0, check=False)
+    assert h1 == h2 and s1.to_spec() == s2.to_spec() and s1 == s2
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    config=hst.sampled_from(KRYP_SEATINGS),
+    seed=hst.integers(min_value=0, max_value=2**63 - 1),
+    picks=hst.lists(hst.integers(min_value=0, max_value=10**6), min_size=1, max_size=120),
+)
+def test_kryp_hypothesis_random_walks(config, seed, picks) -> None:
+    """V-kryp-values (every card twice, each copy in one place, canonical copies) and
+    V-kryp-play (the legal moves) along any sequence of legal moves; to_spec/from_spec
+    round-trips and apply_move never mutates its input."""
+    players, partnerships = config
+    st = new_game("krypkasino", players, seed=seed, partnerships=partnerships)
+    for i, pick in enumerate(picks):
+        check_kryp_state(st)
+        if st.game_over:
+            break
+        moves = legal_moves(st)
+        check_kryp_moves(st, moves)
+        spec = st.to_spec()
+        new = apply_move(st, moves[pick % len(moves)])
+        assert st.to_spec() == spec and State.from_spec(spec) == st
+        if i % 10 == 0 and not new.game_over:  # (see test_kryp_final_state_is_canonical)
+            check_spec_round_trip(new, legal_moves(new))
+        st = new
+    check_kryp_state(st)
+
+
+KRYP_END_BUG = ("engine bug: when a krypkasino hand ends the game, the residue joins the last "
+                "capturer's pile after the copies were renumbered (play.py settle: residue, "
+                "then game_over without renumber), so the final state is not canonical and "
+                "from_spec(to_spec(s)) != s")
+
+
+@pytest.mark.xfail(strict=True, reason=KRYP_END_BUG)
+def test_kryp_final_state_is_canonical_small() -> None:
+    """Two decks (docs/rules.md "Canonical copies"): the state that ends the game numbers its
+    copies canonically and round-trips. 5C trails onto 4H, the hand's last card; the residue
+    (4H, 5C) goes to side 1, the last capturer, whose 60 ends the game (V-kryp-end)."""
+    spec = {"variant": "krypkasino", "players": 2, "hands": [["5C"], []], "table": ["4H"],
+            "piles": [["4H"], ["9C"]], "stock": [], "current": 0, "dealer": 0,
+            "last_capturer": 1, "scores": [10, 60]}
+    end = apply_move(State.from_spec(spec), "5C trails")
+    assert end.game_over and end.winner == 0
+    assert end.piles == [["4H"], ["4H", "5C", "9C"]]
+    same = end._copy()
+    renumber(same)
+    assert same == end
+    assert State.from_spec(end.to_spec()) == end
+
+
+@pytest.mark.xfail(strict=True, reason=KRYP_END_BUG)
+@pytest.mark.parametrize(("variant", "players", "partnerships"), KRYP_CONFIGS, ids=KRYP_IDS)
+def test_kryp_final_state_is_canonical(variant: str, players: int, partnerships: bool) -> None:
+    """Two decks: every finished random game's last state is canonical and round-trips (the
+    spec and the legal moves, none)."""
+    for seed in range(KRYP_GAMES):
+        _, st = play_kryp_game(players, partnerships, seed, 0, check=False)
+        same = st._copy()
+        renumber(same)
+        assert same == st
+        check_spec_round_trip(st, [])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_kryp_first_move_tabbe_then_random_play(seed: int) -> None:
+    """V-kryp-score (decision: the hand's first move credits no one): a hand whose first move
+    sweeps the four table cards (the AH counts 14 from hand: 2C+3C+4C+5C), the stock shuffled
+    by ``seed``, played out at random to the game's end with every check of the random games;
+    the tracker expects the tabbe without a credit."""
+    hands = [["AH", "9C", "9D", "8C"], ["6H", "6D", "7H", "7C"]]
+    table = ["2C", "3C", "4C", "5C"]
+    left = Counter(DECK2) - Counter(table + hands[0] + hands[1])
+    stock = list(left.elements())
+    random.Random(seed).shuffle(stock)
+    st = State.from_spec({"variant": "krypkasino", "players": 2, "hands": hands,
+                          "table": table, "stock": stock, "seed": seed})
+    tracker = KrypTracker(st)
+    rng = random.Random(seed)
+    move = parse_move("AH captures 2C+3C+4C+5C", st)
+    while True:
+        moves = legal_moves(st)
+        check_kryp_state(st)
+        check_kryp_moves(st, moves)
+        check_kryp_probes(st, moves, rng)
+        before = snapshot(st)
+        new = apply_move(st, move)
+        assert snapshot(st) == before
+        tracker.step(st, move, new)
+        if move.played == ("AH",) and tracker.moved == 1:
+            assert new.events == ((0, "tabbe", 5),)
+        st = new
+        if st.game_over:
+            break
+        move = rng.choice(legal_moves(st))
+    check_kryp_state(st)
+    assert tracker.hands_done >= 1

@@ -1,8 +1,9 @@
 """Property tests on randomly generated state specs (not reached through ``new_game``).
 
 A hypothesis strategy (``specs``) writes valid JSON specs directly, for every preset (casino,
-royal, dominican, hungarian, tuxedo, spade, wippen, swedish, finnish, swazi), 2-4 players (2-6
-in Tuxedo), partners when four play, a random set of rule switches, and a random moment of a
+royal, dominican, hungarian, tuxedo, spade, wippen, swedish, finnish, swazi, krypkasino), 2-4
+players (2-6 in Tuxedo and krypkasino), partners when four play (or six in krypkasino,
+V-kryp-seats), a random set of rule switches, and a random moment of a
 hand: the stock left after some deal of the preset's schedule (C-deal, V-tux-deal), hands
 sized as the round has been played so far (the seat to move holds cards; or every hand empty
 between deals / at the end of a hand, which ``from_spec`` settles), loose cards, builds that
@@ -11,7 +12,8 @@ several sets of the value;
 C-one-per-value; C-build-keep: the owner holds a distinct capturing card; C-face), piles,
 sweeps (V-cancel), scores, last capturer, dealer, seed, and where the rules have them
 ``met`` (V-dom-end), ``proven`` (V-partner-build), ``events`` and ``pending_orange``
-(V-tux-score).
+(V-tux-score), and krypkasino's tabbe events (V-kryp-score). A krypkasino spec names every
+card twice, once per copy (V-kryp-values), and its scores may be below 0 (tabbe credits).
 
 Properties: the spec round-trips (``from_spec``/``to_spec``, and through JSON); along random
 legal moves from it (through deals and hand ends) every card of the deck is in exactly one
@@ -19,7 +21,9 @@ place (C-deck), builds stay valid (C-build, C-build-keep, C-one-per-value), ``ap
 never mutates its input and every state round-trips; ``legal_moves`` lists each outcome once
 (C-move) and each applies; a card not in hand is refused with IllegalMoveError (C-turn), as
 is a plain trail by a build's owner (C-owner-trail) or of a card matching a loose card
-(V-dom-trail).
+(V-dom-trail) or in krypkasino by a card that can capture (V-kryp-play). Krypkasino also:
+every card twice (never three times), and the copies canonical: specs or states that differ
+only in which copy lies where are one state with one spec (docs/rules.md "Two decks").
 
 A game won during play (V-earned, V-hun-end), also by a capture with the mover's last card,
 round-trips too (regression tests at the end: this generator found that bug).
@@ -31,6 +35,8 @@ from __future__ import annotations
 import copy
 import json
 import os
+import random
+from collections import Counter
 
 import pytest
 from hypothesis import HealthCheck, Phase, find, given, settings
@@ -41,9 +47,10 @@ from test_properties import check_state  # the random-game checker (52 cards; ca
 from casino_env.engine import IllegalMoveError, Move, State, apply_move, legal_moves
 from casino_env.engine.rules import PRESETS, make_rules
 from casino_env.engine.scoring import certain, criteria, earned, restricted
+from casino_env.engine.state import renumber
 
 VARIANTS = ("casino", "royal", "dominican", "hungarian", "tuxedo", "spade", "wippen", "swedish",
-            "finnish", "swazi")
+            "finnish", "swazi", "krypkasino")
 BUILDING = ("dom_trail", "dom_build", "build_loose", "owner_may_trail", "raise_with_table",
             "build_as_card")
 DOM_END = ("dom_end", "soto", "twenty_by_two_spades", "restricted_no_sweeps")
@@ -59,10 +66,15 @@ CANDIDATES = {
     "swedish": ("sweeps", "earned"),
     "finnish": ("sweeps", "cancel", "earned"),
     "swazi": ("dom_build", "countout"),
+    "krypkasino": (),  # its switches are `target` and `points` (KRYP_POINTS)
 }
 # A lower target (not 11: V-target difference scoring).
 TARGETS = {"casino": 9, "royal": 9, "dominican": 9, "hungarian": 6, "tuxedo": 40,
-           "spade": 25, "wippen": 9, "swedish": 8, "finnish": 8, "swazi": 9}
+           "spade": 25, "wippen": 9, "swedish": 8, "finnish": 8, "swazi": 9,
+           "krypkasino": 30}
+# V-points tables the generator may give krypkasino (V-kryp-score's items).
+KRYP_POINTS = ({"sweep": 3}, {"big_casino": 5, "aces": 2}, {"spades": 0})
+KRYP_SCORE_LOW = -30  # krypkasino's penalty totals go below 0 through tabbe credits
 FINNISH_SWEEP_LIMIT = 10  # V-fin-score: no sweeps in a hand begun with a side on 10 or more
 TABLE_SIZE = 4  # C-deal: four cards face up on the first deal of a hand
 MAX_LOOSE = 10  # loose cards on a generated table (keeps legal-move generation quick)
@@ -130,9 +142,12 @@ def splits_into(values: list[int], v: int, ace14: bool) -> bool:
 
 # -- the generator ------------------------------------------------------------------------------
 
-def deal_schedule(size: int, players: int, hand_size: int) -> list[tuple[int, int]]:
+def deal_schedule(size: int, players: int, hand_size: int,
+                  leftover_to_table: bool = False) -> list[tuple[int, int]]:
     """(cards to each player, cards to the table) of every deal of a hand (C-deal, V-tux-deal:
-    the last deal of an uneven stock gives equal shares and the remainder to the table)."""
+    the last deal of an uneven stock gives equal shares and the remainder to the table;
+    V-kryp-play with ``leftover_to_table``: fewer cards left than players join the table with
+    the deal before, as six players' last 4 of 104)."""
     out = []
     left = size
     first = True
@@ -140,6 +155,8 @@ def deal_schedule(size: int, players: int, hand_size: int) -> list[tuple[int, in
         extra = TABLE_SIZE if first else 0
         per = hand_size if left >= hand_size * players + extra else (left - extra) // players
         to_table = extra if first else (left - per * players if per < hand_size else 0)
+        if leftover_to_table and 0 < left - per * players - to_table < players:
+            to_table = left - per * players
         out.append((per, to_table))
         left -= per * players + to_table
         first = False
@@ -156,7 +173,7 @@ def switch_sets(draw, variant: str, partnerships: bool) -> dict:
     pool = list(CANDIDATES[variant])
     if partnerships and "partner_build" in PRESETS[variant].switches:
         pool.append("partner_build")
-    flips = draw(st.sets(st.sampled_from(pool), max_size=3))
+    flips = draw(st.sets(st.sampled_from(pool), max_size=3)) if pool else set()
     sw = {name: not preset_default(variant, name) for name in flips}
     on = {**{k: preset_default(variant, k) for k in ("sweeps", "cancel", "dom_end", "earned")
              if k in CANDIDATES[variant]}, **sw}
@@ -178,6 +195,8 @@ def switch_sets(draw, variant: str, partnerships: bool) -> dict:
             del sw["claims"]
     if draw(st.booleans()):
         sw["target"] = TARGETS[variant]
+    if variant == "krypkasino" and draw(st.integers(0, 3)) == 0:
+        sw["points"] = dict(draw(st.sampled_from(KRYP_POINTS)))
     return sw
 
 
@@ -217,7 +236,8 @@ def specs(draw, variants: tuple[str, ...] = VARIANTS) -> dict:
     variant = draw(st.sampled_from(variants))
     preset = PRESETS[variant]
     players = draw(st.sampled_from(preset.players))
-    partnerships = players == 4 and variant != "hungarian" and draw(st.booleans())
+    # partners when four play (V-kryp-seats: or six in krypkasino)
+    partnerships = players in preset.teams and variant != "hungarian" and draw(st.booleans())
     switches = draw(switch_sets(variant, partnerships))
     rules = make_rules(variant, players, partnerships, switches)
     kind = value_kind(variant)
@@ -226,7 +246,7 @@ def specs(draw, variants: tuple[str, ...] = VARIANTS) -> dict:
     n, sides = players, rules.sides
     side_of = rules.side
     order = draw(st.permutations(range(deck.size)))
-    schedule = deal_schedule(deck.size, n, rules.hand_size)
+    schedule = deal_schedule(deck.size, n, rules.hand_size, variant == "krypkasino")
     dealer = draw(st.integers(0, n - 1))
     leader = (dealer + 1) % n
     seed = draw(st.integers(0, 2**63 - 1))
@@ -235,13 +255,14 @@ def specs(draw, variants: tuple[str, ...] = VARIANTS) -> dict:
     if switches:
         spec["rules"] = switches
     target = rules.target
+    low_score = KRYP_SCORE_LOW if rules.penalties else 0
 
     # The hand not dealt yet (every card in the stock) now and then; else after some deal.
     stage = -1 if draw(st.integers(0, 15)) == 5 else draw(st.integers(0, len(schedule) - 1))
     if stage < 0:
         spec.update(hands=[[] for _ in range(n)], stock=[names[i] for i in order],
                     current=draw(st.integers(0, n - 1)),
-                    scores=[draw(st.integers(0, target - 1)) for _ in range(sides)])
+                    scores=[draw(st.integers(low_score, target - 1)) for _ in range(sides)])
         return spec
 
     dealt = schedule[:stage + 1]
@@ -333,7 +354,7 @@ def specs(draw, variants: tuple[str, ...] = VARIANTS) -> dict:
         if rules.cancel and all(sweeps):  # V-cancel
             low = min(sweeps)
             sweeps = [k - low for k in sweeps]
-    scores = [draw(st.integers(0, target - 1)) for _ in range(sides)]
+    scores = [draw(st.integers(low_score, target - 1)) for _ in range(sides)]
     if rules.restricted_no_sweeps:
         for side in restricted(rules, tuple(scores)):
             sweeps[side] = 0
@@ -346,6 +367,8 @@ def specs(draw, variants: tuple[str, ...] = VARIANTS) -> dict:
             pile = {names[c][-1] for c in piles[side]}
             if {"R", "Y"} <= pile and not rules.orange_calls and draw(st.booleans()):
                 events.append([side, "orange", 10])
+    if rules.penalties:  # V-kryp-score: each sweep an event, the seat before credited
+        events = kryp_events(draw, rules, sweeps, bool(played))
     piles_m = tuple(sum(1 << c for c in p) for p in piles)
     uncaptured = [c for c in range(deck.size) if not any(p >> c & 1 for p in piles_m)]
     if rules.earned_wins:  # V-earned: a side already at the target would have won
@@ -362,7 +385,7 @@ def specs(draw, variants: tuple[str, ...] = VARIANTS) -> dict:
     hand_no = draw(st.integers(0, 3))
     if hand_no:
         spec["hand"] = hand_no
-        spec["hand_points"] = [draw(st.integers(0, s)) for s in scores]
+        spec["hand_points"] = [draw(st.integers(min(s, 0), max(s, 0))) for s in scores]
     if rules.dom_end:  # V-dom-end: restricted sides whose criterion is already certain
         limits = restricted(rules, tuple(scores))
         met = [s for s, short in limits.items()
@@ -381,6 +404,23 @@ def specs(draw, variants: tuple[str, ...] = VARIANTS) -> dict:
             and last_capturer != current and draw(st.booleans())):
         spec["pending_orange"] = current
     return spec
+
+
+def kryp_events(draw, rules, sweeps: list[int], played: bool) -> list[list]:
+    """V-kryp-score: the events of a hand's ``sweeps``: each a tabbe (the ``sweep`` points) or
+    a dubbeltabbe (twice that) for the side, and the same negated for the side of the seat
+    before one of its seats (none for a sweep by the hand's first move)."""
+    pts = rules.item_points.sweep
+    n = rules.players
+    out: list[list] = []
+    for side in range(rules.sides):
+        for _ in range(sweeps[side]):
+            item, k = draw(st.sampled_from((("tabbe", 1), ("dubbeltabbe", 2))))
+            out.append([side, item, k * pts])
+            seat = draw(st.sampled_from([s for s in range(n) if rules.side(s) == side]))
+            if played and draw(st.integers(0, 7)):
+                out.append([rules.side((seat - 1) % n), item + " credit", -k * pts])
+    return out
 
 
 # -- checks -------------------------------------------------------------------------------------
@@ -406,6 +446,18 @@ def check_invariants(s: State) -> None:
     if r.variant == "swazi":  # V-swazi-steal: the ordered piles hold each pile's cards once
         for side, pile in enumerate(s.piles):
             assert len(set(pile)) == len(pile) and deck.mask(pile) == s.pile_masks[side]
+    if deck.copies > 1:  # V-kryp-values: every card twice, the copies numbered canonically
+        assert deck.size == 104 and r.variant == "krypkasino"
+        names = [c for h in s.hands for c in h] + s.loose + s.stock
+        names += [c for p in s.piles for c in p]
+        assert Counter(names) == Counter({c: 2 for c in deck.names}), "a card not twice"
+        if not s.game_over:  # (tests/test_properties.py test_kryp_final_state_is_canonical)
+            same = s._copy()
+            renumber(same)
+            assert same == s, "V-kryp-values: the copies are not numbered canonically"
+            # V-kryp-score: one tabbe or dubbeltabbe event per sweep of the hand
+            swept = Counter(e[0] for e in s.events if e[1] in ("tabbe", "dubbeltabbe"))
+            assert [swept[side] for side in range(r.sides)] == list(s.sweeps), s.events
 
     values = [b.value for b in s.builds]
     assert len(values) == len(set(values)), f"C-one-per-value: two builds of one value {values}"
@@ -429,7 +481,11 @@ def check_invariants(s: State) -> None:
         assert len(held) >= k, (f"C-build-keep: seat {owner} owns {k} build(s) taken by a {v} "
                                 f"but holds {s.hand(owner)}")
 
-    if s.game_over:
+    if s.game_over and r.penalties:  # V-kryp-end: the unique lowest total, a side at target
+        assert s.winner is not None and max(s.scores) >= r.target
+        assert list(s.scores).count(min(s.scores)) == 1 and s.scores[s.winner] == min(s.scores)
+        assert legal_moves(s) == []
+    elif s.game_over:
         assert s.winner is not None and 0 <= s.winner < r.sides
         # C-game; a false claim loses (V-hun-end); a restricted side meeting its criterion
         # wins at once (V-dom-end), short of the target if its items are worth less (e.g.
@@ -451,6 +507,8 @@ def check_invariants(s: State) -> None:
 def round_trip(s: State) -> dict:
     """from_spec(to_spec(s)) == s, to_spec is stable, and so is the JSON text."""
     spec = s.to_spec()
+    if s.game_over and s.rules.deck.copies > 1:
+        return spec  # a finished krypkasino game: KRYP_END_BUG, test_kryp_game_end_round_trips
     back = State.from_spec(spec)
     assert back == s
     assert back.to_spec() == spec
@@ -464,9 +522,9 @@ def round_trip(s: State) -> dict:
 def normalise(spec: dict) -> dict:
     """A spec with card lists as sets and builds as a set, for comparing specs."""
     out = {k: v for k, v in spec.items() if k not in ("hands", "table", "piles", "rules")}
-    out["hands"] = [frozenset(h) for h in spec["hands"]]
-    out["piles"] = [frozenset(p) for p in spec["piles"]]
-    out["loose"] = frozenset(x for x in spec["table"] if isinstance(x, str))
+    out["hands"] = [sorted(h) for h in spec["hands"]]  # (multisets: two decks, V-kryp-values)
+    out["piles"] = [sorted(p) for p in spec["piles"]]
+    out["loose"] = sorted(x for x in spec["table"] if isinstance(x, str))
     out["builds"] = frozenset((frozenset(b["cards"]), b["value"], b["owner"], b["multiple"])
                               for b in spec["table"] if isinstance(b, dict))
     out["proven"] = [sorted(p) for p in spec.get("proven", [])]
@@ -588,7 +646,7 @@ def test_legal_moves_apply_and_others_are_refused(spec, data):
     expect_illegal(s, Move("trail", card), "C-turn", f"seat {seat} does not hold {card} ")
     expect_illegal(s, Move("capture", card, deck.strs(s.loose_mask)[:1]), "C-turn",
                    f": seat {seat} does not hold {card} ")
-    other = "5R" if deck.name == "standard" else "5S"  # a card of the other deck (C-deck)
+    other = "5S" if deck.name == "rook" else "5R"  # a card of another deck (C-deck)
     expect_illegal(s, Move("trail", other), "C-deck", f"uses the {deck.name} deck")
 
     r = s.rules
@@ -598,6 +656,12 @@ def test_legal_moves_apply_and_others_are_refused(spec, data):
     if owns and not r.owner_may_trail:
         assert not trails
         expect_illegal(s, Move("trail", mine), "C-owner-trail", "may not trail")
+    elif r.must_capture:  # V-kryp-play: a card that can capture may not trail
+        if any(m.kind == "capture" and m.played == (mine,) for m in legal_moves(s)):
+            assert 1 << deck.parse(mine) not in trails
+            expect_illegal(s, Move("trail", mine), "V-kryp-play", "must capture")
+        else:
+            assert trails
     elif r.dom_trail and not r.multi_play:
         loose_ranks = {c[:-1] for c in deck.strs(s.loose_mask)}
         if mine[:-1] in loose_ranks:
@@ -633,6 +697,131 @@ def test_generator_reaches_special_cases(what):
     }
     spec = find(specs(), tests[what], settings=NO_SHRINK)
     check_invariants(State.from_spec(spec))
+
+
+KRYP_SPECIAL = {  # V-kryp-values, V-kryp-seats, V-kryp-score
+    "kryp both copies in one hand": lambda sp: any(len(set(h)) < len(h) for h in sp["hands"]),
+    "kryp both copies on the table": lambda sp: len(set(sp.get("table", [])))
+    < len(sp.get("table", [])),
+    "kryp six partners": lambda sp: sp["players"] == 6 and sp["partnerships"],
+    "kryp dubbeltabbe and credit": lambda sp: any(
+        e[1] == "dubbeltabbe credit" for e in sp.get("events", [])),
+}
+
+
+@pytest.mark.parametrize("what", list(KRYP_SPECIAL))
+def test_generator_reaches_krypkasino_cases(what):
+    """The krypkasino specs are not vacuous: both copies of a card in one hand or on the
+    table (V-kryp-values), six players as three teams (V-kryp-seats), a dubbeltabbe with its
+    credit (V-kryp-score)."""
+    spec = find(specs(("krypkasino",)), KRYP_SPECIAL[what], settings=NO_SHRINK)
+    check_invariants(State.from_spec(spec))
+
+
+# -- krypkasino: two decks in specs (V-kryp-values, docs/rules.md "Two decks") ------------------
+
+def spec_cards(spec: dict) -> list[tuple[str, str]]:
+    """(field, card) for every card a spec names (hands, table, stock, piles)."""
+    out = [(f"hands[{i}]", c) for i, h in enumerate(spec["hands"]) for c in h]
+    out += [("table", c) for c in spec.get("table", []) if isinstance(c, str)]
+    out += [("stock", c) for c in spec.get("stock", [])]
+    out += [(f"piles[{i}]", c) for i, p in enumerate(spec.get("piles", [])) for c in p]
+    return out
+
+
+@settings(max_examples=80 * SCALE, **SETTINGS)
+@given(spec=specs(("krypkasino",)), data=st.data())
+def test_kryp_specs_name_every_card_twice(spec, data):
+    """V-kryp-values: a generated krypkasino spec names every card exactly twice (both
+    copies) over hands, table, stock and piles, never three times; from_spec accepts it and
+    it round-trips; naming a card a third time anywhere is refused naming a field."""
+    named = Counter(c for _, c in spec_cards(spec))
+    assert named == Counter({c: 2 for c in make_rules("krypkasino", 2).deck.names})
+    s = State.from_spec(spec)
+    check_invariants(s)
+    round_trip(s)
+    card = data.draw(st.sampled_from(sorted(named)), label="third copy")
+    fields = ([("hands", i) for i in range(len(spec["hands"]))] + [("table", None)]
+              + [("stock", None)] + [("piles", i) for i in range(len(spec.get("piles", [])))])
+    key, i = data.draw(st.sampled_from(fields), label="where")
+    bad = copy.deepcopy(spec)
+    (bad.setdefault(key, []) if i is None else bad[key][i]).append(card)
+    with pytest.raises(ValueError, match=rf"^(hands|table|stock|piles)(\[\d+\])+: card "
+                       rf"{card} named a third time"):
+        State.from_spec(bad)
+
+
+@settings(max_examples=80 * SCALE, **SETTINGS)
+@given(spec=specs(("krypkasino",)), data=st.data())
+def test_kryp_copies_are_canonical(spec, data):
+    """Two decks, "Canonical copies": specs that differ only in the order of each place's
+    cards (so in which place the parser meets a card's first copy) give one state and one
+    spec; a state whose two copies of a card trade places is the same position: the same
+    spec, from_spec gives back the original state, and renumbering makes it the original."""
+    s = State.from_spec(spec)
+    if s.game_over:  # a finished game (settled by from_spec): KRYP_END_BUG, xfail below
+        return
+    rng = random.Random(data.draw(st.integers(0, 2**32), label="shuffle"))
+    shuffled = copy.deepcopy(spec)
+    for place in shuffled["hands"] + [shuffled.get("table", [])] + shuffled.get("piles", []):
+        rng.shuffle(place)  # (not the stock: its order is the order of the deals)
+    again = State.from_spec(shuffled)
+    assert again == s and again.to_spec() == s.to_spec()
+
+    # Trade the two copies of a card that lie in two places.
+    places = list(s.hand_masks) + [s.loose_mask] + list(s.pile_masks)
+    stock = list(s.stock_ids)
+    where: dict[int, list] = {}
+    for p, m in enumerate(places):
+        for cid in range(s.rules.deck.size):
+            if m >> cid & 1:
+                where.setdefault(cid // 2, []).append(("place", p, cid))
+    for pos, cid in enumerate(stock):
+        where.setdefault(cid // 2, []).append(("stock", pos, cid))
+    apart = sorted(k for k, w in where.items() if w[0][:2] != w[1][:2])
+    if not apart:
+        return
+    kind = data.draw(st.sampled_from(apart), label="card")
+    for what, at, cid in where[kind]:
+        other = cid ^ 1  # the card's other copy
+        if what == "place":
+            places[at] = places[at] & ~(1 << cid) | 1 << other
+        else:
+            stock[at] = other
+    traded = s._copy()
+    n = s.rules.players
+    traded.hand_masks, traded.loose_mask = tuple(places[:n]), places[n]
+    traded.pile_masks, traded.stock_ids = tuple(places[n + 1:]), tuple(stock)
+    assert traded != s  # (the copies really did trade)
+    assert traded.to_spec() == s.to_spec()
+    assert State.from_spec(traded.to_spec()) == s
+    renumber(traded)
+    assert traded == s
+
+
+KRYP_END_BUG = ("engine bug: when a krypkasino hand ends the game, the residue joins the last "
+                "capturer's pile after the copies were renumbered, so the final state is not "
+                "canonical and from_spec(to_spec(s)) != s (tests/test_properties.py "
+                "test_kryp_final_state_is_canonical_small)")
+
+
+@pytest.mark.xfail(strict=True, reason=KRYP_END_BUG)
+@settings(max_examples=60, phases=[Phase.generate], derandomize=True, database=None, **SETTINGS)
+@given(spec=specs(("krypkasino",)))
+def test_kryp_game_end_round_trips(spec):
+    """Two decks: a generated krypkasino position played on (the first legal move each turn)
+    to the end of the game gives a final state that round-trips and is canonical."""
+    s = State.from_spec(spec)
+    for _ in range(300):
+        if s.game_over:
+            break
+        s = apply_move(s, legal_moves(s)[0])
+    if s.game_over:
+        same = s._copy()
+        renumber(same)
+        assert same == s
+        back = State.from_spec(s.to_spec())
+        assert back == s and back.to_spec() == s.to_spec()
 
 
 # -- regressions: a game won during play (V-earned) round-trips --------------------------------
