@@ -1196,10 +1196,9 @@ def check_kryp_state(st: State) -> None:
     assert union == deck.full, f"cards missing: {deck.strs(deck.full & ~union)}"
     assert kryp_places(st) == Counter(DECK2), "a card is not there exactly twice"
     assert not st.builds and all(isinstance(x, str) for x in st.table)  # V-kryp-play
-    if not st.game_over:  # (a finished game's state: test_kryp_final_state_is_canonical)
-        same = st._copy()
-        renumber(same)
-        assert same == st, "the copies are not numbered canonically"
+    same = st._copy()
+    renumber(same)
+    assert same == st, "the copies are not numbered canonically"
     if not r.sweeps:
         assert not any(st.sweeps)
     if st.game_over:  # V-kryp-end: a side reached the target; the unique lowest total won
@@ -1494,19 +1493,12 @@ def test_kryp_hypothesis_random_walks(config, seed, picks) -> None:
         spec = st.to_spec()
         new = apply_move(st, moves[pick % len(moves)])
         assert st.to_spec() == spec and State.from_spec(spec) == st
-        if i % 10 == 0 and not new.game_over:  # (see test_kryp_final_state_is_canonical)
+        if i % 10 == 0:
             check_spec_round_trip(new, legal_moves(new))
         st = new
     check_kryp_state(st)
 
 
-KRYP_END_BUG = ("engine bug: when a krypkasino hand ends the game, the residue joins the last "
-                "capturer's pile after the copies were renumbered (play.py settle: residue, "
-                "then game_over without renumber), so the final state is not canonical and "
-                "from_spec(to_spec(s)) != s")
-
-
-@pytest.mark.xfail(strict=True, reason=KRYP_END_BUG)
 def test_kryp_final_state_is_canonical_small() -> None:
     """Two decks (docs/rules.md "Canonical copies"): the state that ends the game numbers its
     copies canonically and round-trips. 5C trails onto 4H, the hand's last card; the residue
@@ -1523,7 +1515,6 @@ def test_kryp_final_state_is_canonical_small() -> None:
     assert State.from_spec(end.to_spec()) == end
 
 
-@pytest.mark.xfail(strict=True, reason=KRYP_END_BUG)
 @pytest.mark.parametrize(("variant", "players", "partnerships"), KRYP_CONFIGS, ids=KRYP_IDS)
 def test_kryp_final_state_is_canonical(variant: str, players: int, partnerships: bool) -> None:
     """Two decks: every finished random game's last state is canonical and round-trips (the

@@ -455,6 +455,8 @@ def settle(st: State, fresh: bool = False) -> State:
             st.pile_masks = tuple(piles)
         st.loose_mask = 0
         st.builds = ()
+        if r.deck.copies > 1:
+            renumber(st, stock=False)  # two decks: the residue's copies take canonical ids
         if r.dom_end:
             _update_met(st)
     points, winner = finish_hand(r, tuple(st.scores), st.pile_masks, st.sweeps, st.met, st.events,
