@@ -278,6 +278,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
             setattr(a, key, list(default) if isinstance(default, list) else default)
     if not a.ladder and not (a.agents and len(a.agents) >= 2):
         p.error("give --agents A B (two or more) or --ladder")
+    if not a.ladder and a.players % len(a.agents):
+        p.error(f"{len(a.agents)} agents cannot share {a.players} seats evenly (each deal is "
+                "played once per seat rotation): give as many agents as --players, or a divisor "
+                "of it, and play other pairs in their own runs")
     return a
 
 

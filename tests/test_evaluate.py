@@ -161,3 +161,12 @@ def test_protocol_options_need_protocol(capsys) -> None:
         with pytest.raises(SystemExit):
             parse_args(argv)
         assert f"{flag} goes with --protocol" in capsys.readouterr().err
+
+
+def test_agents_that_cannot_share_the_seats_are_a_usage_error(capsys) -> None:
+    """Three agents for two seats: a one-line usage error before any game, no traceback."""
+    with pytest.raises(SystemExit) as exc:
+        main(["--variant", "casino", "--agents", "heuristic", "greedy", "random", "--games", "2"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "3 agents cannot share 2 seats evenly" in err and "Traceback" not in err
