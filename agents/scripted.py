@@ -32,21 +32,28 @@ from .valuation import (
 )
 
 
-def greedy_key(move: Move, w: Weights) -> tuple:
+def greedy_key(move: Move, w: Weights, penalties: bool = False) -> tuple:
     """Sort key of the greedy choice: captures by cards taken then their points; otherwise the
-    least valuable card, trails before builds (greedy does not plan builds)."""
+    least valuable card, trails before builds (greedy does not plan builds). In a penalty game
+    (krypkasino, V-kryp-score: ``w`` values penalty cards below 0) the move that takes the
+    fewest penalty points now, a trail counting 0 and shedding its most penalized card."""
+    if penalties:
+        if move.kind == "capture":
+            m = move.played_mask | move.taken_mask
+            return (w.value(m), 0, -m.bit_count())
+        return (0.0, 1, -w.value(move.played_mask))
     if move.kind == "capture":
         m = move.played_mask | move.taken_mask
         return (2, m.bit_count(), w.value(m))
     return (1 if move.kind == "trail" else 0, 0, -w.value(move.played_mask))
 
 
-def greedy_choice(moves: list[Move], w: Weights) -> Move:
+def greedy_choice(moves: list[Move], w: Weights, penalties: bool = False) -> Move:
     """The greedy move among ``moves`` (first in canonical order on ties)."""
     best = moves[0]
-    bk = greedy_key(best, w)
+    bk = greedy_key(best, w, penalties)
     for m in moves[1:]:
-        k = greedy_key(m, w)
+        k = greedy_key(m, w, penalties)
         if k > bk:
             best, bk = m, k
     return best
@@ -60,7 +67,8 @@ class GreedyAgent(Agent):
 
     def choose(self, view: PlayerView) -> Move:
         moves = view.legal_moves()
-        return greedy_choice(moves, static_weights(view.rules))
+        r = view.rules
+        return greedy_choice(moves, static_weights(r), getattr(r, "penalties", False))
 
 
 @dataclass

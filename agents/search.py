@@ -46,6 +46,7 @@ def rollout(st: State, w: Weights, rng: random.Random, epsilon: float = 0.0) -> 
     """Play to the end of the current hand with the greedy policy for every seat (with
     probability ``epsilon`` a random move instead); the state after the hand's last move."""
     hp = st.hand_points
+    penalties = getattr(st.rules, "penalties", False)  # krypkasino: fewest penalties now
     while st.hand_points is hp and not st.game_over:
         moves = generate(st)
         if len(moves) == 1:
@@ -53,7 +54,7 @@ def rollout(st: State, w: Weights, rng: random.Random, epsilon: float = 0.0) -> 
         elif epsilon and rng.random() < epsilon:
             m = moves[rng.randrange(len(moves))]
         else:
-            m = greedy_choice(moves, w)
+            m = greedy_choice(moves, w, penalties)
         st = play(st, m)
     return st
 

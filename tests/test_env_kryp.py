@@ -154,3 +154,19 @@ def test_search_agent_plays_krypkasino():
     move = agent.choose(PlayerView(st, st.current))
     assert move in legal_moves(st)
     apply_move(st, move)
+
+
+def test_greedy_takes_the_fewest_penalty_points_now():
+    """V-kryp-score, V-kryp-play: in a penalty game the greedy agent plays the move that takes
+    the fewest penalty points now. 9H must capture 9S (a spade: 1 penalty) if played; 3C can
+    capture nothing, so it may trail: greedy trails 3C. With 9H or QD, each able to capture,
+    it takes QH (no penalty) with QD rather than 9S with 9H."""
+    from agents.scripted import GreedyAgent
+
+    greedy = GreedyAgent()
+    st = mk([["9H", "3C"], ["5D"]], ["9S", "5C"])
+    assert {str(m) for m in legal_moves(st)} == {"9H captures 9S", "3C trails"}
+    assert str(greedy.choose(PlayerView(st, 0))) == "3C trails"
+    st = mk([["9H", "QD"], ["5D"]], ["9S", "QH"])
+    assert {str(m) for m in legal_moves(st)} == {"9H captures 9S", "QD captures QH"}
+    assert str(greedy.choose(PlayerView(st, 0))) == "QD captures QH"
