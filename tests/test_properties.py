@@ -214,17 +214,25 @@ def check_state(st: State) -> None:
         assert not any(st.sweeps)
 
 
-def check_moves(st: State, moves: list[Move]) -> None:
-    """C-turn, C-trail, C-capture, C-face, C-build, C-owner-trail, V-dom-trail, C-move."""
-    r = st.rules
+def listed_once(st: State, moves: list[Move], key) -> bool:
+    """C-turn, C-move: no move once the game is over, else at least one, each outcome (by
+    ``key``) and each notation once; whether the game is still on."""
     if st.game_over:
         assert moves == []
-        return
+        return False
     assert moves, "no legal move while the game is on"
-    keys = [move_key(m) for m in moves]
+    keys = [key(m) for m in moves]
     assert len(keys) == len(set(keys)), "a move is listed twice (C-move)"
     texts = [str(m) for m in moves]
     assert len(texts) == len(set(texts)), "two moves share a notation"
+    return True
+
+
+def check_moves(st: State, moves: list[Move]) -> None:
+    """C-turn, C-trail, C-capture, C-face, C-build, C-owner-trail, V-dom-trail, C-move."""
+    r = st.rules
+    if not listed_once(st, moves, move_key):
+        return
     seat = st.current
     hand = set(st.hand(seat))
     loose = {x for x in st.table if isinstance(x, str)}
@@ -1222,14 +1230,8 @@ def check_kryp_moves(st: State, moves: list[Move]) -> None:
     capture only captures, maximally (no set of its value left among the loose cards), and
     every card that can capture nothing trails; each outcome is listed once; on small tables
     the moves are exactly those of the brute-force generator of tests/test_rules_kryp.py."""
-    if st.game_over:
-        assert moves == []
+    if not listed_once(st, moves, kryp_move_key):
         return
-    assert moves, "no legal move while the game is on"
-    keys = [kryp_move_key(m) for m in moves]
-    assert len(keys) == len(set(keys)), "a move is listed twice (C-move)"
-    texts = [str(m) for m in moves]
-    assert len(texts) == len(set(texts)), "two moves share a notation"
     hand = st.hand(st.current)
     loose = Counter(st.loose)
     reach = sums_reachable(kryp_value(c, False) for c in st.loose)
@@ -1254,6 +1256,7 @@ def check_kryp_moves(st: State, moves: list[Move]) -> None:
         assert not sums_reachable(kryp_value(c, False) for c in left) >> v & 1, (
             f"V-kryp-play: {m} is not maximal")
     if len(st.loose) <= KRYP_ORACLE_TABLE:
+        texts = [str(m) for m in moves]
         want = expected_moves(hand, st.loose)
         assert set(texts) == want, (
             f"legal_moves differs from V-kryp-play\nstate: {json.dumps(st.to_spec())}\n"
