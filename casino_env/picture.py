@@ -4,7 +4,8 @@ Both come from one list of shapes, ``scene(state, viewer)``, drawn by code (no f
 suits, no external files): cards with rank and suit (red hearts and diamonds; Rook colours red,
 yellow, green, black), builds grouped in a gold frame with their value and owner, each seat's
 hand (face up, or card backs for hands the viewer cannot see), and a side panel with scores,
-piles (as counts), sweeps, the stock and points scored during play.
+piles (as counts; Swazi's face-up pile tops as cards), sweeps, the stock and points scored
+during play.
 
 ``viewer=None`` shows every hand face up (the whole state, like ``print(state)``); with
 ``viewer=seat`` only that seat's hand and the hands everyone can see (Nagy's last round) are
@@ -34,6 +35,7 @@ HEADER = 40
 CW, CH = 46, 64  # card size at scale 1
 ROW_H = CH + 34
 TABLE_H = 2 * (CH + 32) + 28
+TOP_S = 0.55  # scale of the pile tops in the side panel (Swazi)
 
 BG = "#0e3b26"
 FELT = "#1d6b41"
@@ -321,10 +323,11 @@ def _panel(out: list, st: State, height: int, note: str | None) -> None:
     _rect(out, x, HEADER + 6, w, height - HEADER - 6 - PAD, PANEL, FELT_EDGE, 1, 10)
     tx = x + 12
     y = HEADER + 30
-    lines: list[tuple[str, float, str, bool]] = []  # text, size, colour, bold
+    # text, size (the line's height less 7), colour, bold, pile tops drawn as cards
+    lines: list[tuple[str, float, str, bool, tuple]] = []
 
     def add(text: str, size: float = 13, colour: str = TEXT, bold: bool = False) -> None:
-        lines.append((text, size, colour, bold))
+        lines.append((text, size, colour, bold, ()))
 
     add(f"scores (to {r.target})", 15, TEXT, True)
     for side, score in enumerate(st.scores):
@@ -343,6 +346,10 @@ def _panel(out: list, st: State, height: int, note: str | None) -> None:
         if r.sweeps:
             text += f", {st.sweeps[side]} sweep{'s' if st.sweeps[side] != 1 else ''}"
         add(text)
+    tops = tuple((side, st.pile_ids[side][-1]) for side, pile in enumerate(st.pile_masks)
+                 if st.pile_ids and pile)
+    if tops:  # V-swazi-steal: the face-up tops, drawn as cards under their side's number
+        lines.append(("", TOP_S * CH + 12, TEXT, False, tops))
     add("", 6)
     add(f"stock: {len(st.stock_ids)} cards" + (" (last deal)" if not st.stock_ids else ""), 13)
     if st.events:
@@ -362,11 +369,15 @@ def _panel(out: list, st: State, height: int, note: str | None) -> None:
         add("", 6)
         for part in _wrap(note, 30):
             add(part, 12, DIM)
-    for text, size, colour, bold in lines:
+    for text, size, colour, bold, cards in lines:
         if y > height - PAD - 6:
             break
         if text:
             _text(out, tx, y, text, size, colour, bold=bold)
+        for k, (side, cid) in enumerate(cards):
+            cx = tx + k * (CW * TOP_S + 8)
+            _card(out, r.deck, cid, cx, y - 8, TOP_S, f"pile-top-{side}")
+            _text(out, cx, y + CH * TOP_S + 3, f"side {side}", 9, DIM)
         y += size + 7
 
 

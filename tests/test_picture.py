@@ -193,3 +193,26 @@ def test_engine_svg_needs_no_heavy_imports():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          timeout=60)
     assert out.returncode == 0, out.stderr
+
+
+def test_swazi_pile_tops_are_drawn_as_cards():
+    """V-swazi-steal: the face-up top of each non-empty pile is drawn in the side panel as a
+    card (data-place pile-top-<side>), in the SVG and the image; an empty pile has none."""
+    st = State.from_spec({"variant": "swazi", "players": 2, "hands": [["7H"], ["2C"]],
+                          "table": ["3S"], "piles": [["4D", "9S"], []], "current": 0})
+    svg = state_svg(st)
+    assert cards_in_svg(svg, "pile-top-0") == ["9S"]
+    assert cards_in_svg(svg, "pile-top-1") == []
+    assert ">side 0: 2 cards, top 9S" in svg
+    both = State.from_spec({"variant": "swazi", "players": 2, "hands": [["7H"], ["2C"]],
+                            "table": ["3S"], "piles": [["4D", "9S"], ["KH"]], "current": 0})
+    svg2 = state_svg(both)
+    assert cards_in_svg(svg2, "pile-top-0") == ["9S"]
+    assert cards_in_svg(svg2, "pile-top-1") == ["KH"]
+    # the top changes the image too (its size does not)
+    other = State.from_spec({"variant": "swazi", "players": 2, "hands": [["7H"], ["2C"]],
+                             "table": ["3S"], "piles": [["9S", "4D"], []], "current": 0})
+    a, b = state_array(st), state_array(other)
+    assert a.shape == b.shape and not np.array_equal(a, b)
+    # other presets keep piles as counts only
+    assert "pile-top" not in state_svg(new_game("casino", 2, seed=1))
