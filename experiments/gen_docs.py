@@ -62,9 +62,15 @@ def _pct(x: str) -> str:
     return f"{100 * float(x):.1f}%"
 
 
+# The ladder's runs, in table order: the first presets', then the rest of the family's
+# (issue 20), each one `experiments.evaluate --ladder` run with its own --out.
+LADDERS = ("ladder", "ladder_family")
+
+
 def ladder_table() -> str:
-    """The scripted ladder (experiments/results/ladder/summary.csv)."""
-    rows = _rows(RESULTS / "ladder" / "summary.csv")
+    """The scripted ladder (summary.csv of each folder of ``LADDERS`` under
+    experiments/results)."""
+    rows = [r for name in LADDERS for r in _rows(RESULTS / name / "summary.csv")]
     if not rows:
         return ("_No ladder results yet: run `python -m experiments.evaluate --ladder "
                 "--out experiments/results/ladder`._")

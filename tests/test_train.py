@@ -369,6 +369,26 @@ def test_every_two_player_preset_has_a_from_scratch_config(variant):
     assert {f.stem for f in SCRATCH.glob("*.toml")} == set(list_variants())
 
 
+def test_the_move_scorer_from_scratch_config_differs_only_in_policy_and_action_mode():
+    """experiments/configs/scratch_scorer/casino.toml, the second from-scratch baseline:
+    enumerate mode and the full observation (the move-scoring policy reads the card planes
+    and each move's action_features), randomly initialised (no prior), and otherwise the
+    compose baseline's reward, pool, PPO settings and budget, so the two compare."""
+    from experiments.train import check_from_scratch, load_config, run_dir
+
+    cfg = load_config(SCRATCH.parent / "scratch_scorer" / "casino.toml")
+    base = load_config(SCRATCH / "casino.toml")
+    check_from_scratch(cfg)
+    assert (cfg["env"]["action_mode"], cfg["env"]["observation"]) == ("enumerate", "full")
+    assert cfg["policy"]["prior_temperature"] == 0 and cfg["bc"]["decisions"] == 0
+    for section in ("opponents", "ppo"):
+        assert cfg[section] == base[section], section
+    differ = {k for k in base["env"] if cfg["env"][k] != base["env"][k]}
+    assert differ == {"action_mode", "observation"}
+    assert cfg["run"]["time_limit_minutes"] == 180 and cfg["run"]["from_scratch"] is True
+    assert run_dir(cfg) == Path("runs/train/scorer_casino_s0")
+
+
 @pytest.mark.parametrize(("setting", "value", "named"), [
     ("env.hints", "heuristic", "env.hints = 'heuristic' puts the heuristic's move scores"),
     ("env.baseline", "heuristic", "env.baseline = 'heuristic' puts the heuristic's hand"),
