@@ -368,25 +368,28 @@ class _Replies:
         follow = self.k.follow if rest else 0.0
         # (their value, our gain, unseen cards, the table their reply leaves)
         options: list[tuple[float, float, int, int]] = []
+        caps: dict[int, list[tuple[int, float]]] = {}  # value -> (taken, its points)
+        swing = self.swing
         for probe, cnt in self.groups:
             v = r.hand_values[probe]  # from hand (V-kryp-values: an Ace 14)
-            sets = items.groups(v)
             pb = 1 << probe
-            shed = self.k.hand * w_opp.value(pb)  # the card leaves their hand
-            if not sets:
+            wp = w_opp.value(pb)
+            shed = self.k.hand * wp  # the card leaves their hand
+            got = caps.get(v)
+            if got is None:
+                got = caps[v] = _maximal(items, v, w_opp)
+            if not got:
                 options.append((-shed, 0.0, cnt, loose | pb))
                 continue
             best = None
-            for tm in items.parts(v):
-                if not tm or not all(g & tm for g in sets):
-                    continue
-                cards = w_opp.value(tm | pb)
+            for tm, wt in got:
+                cards = wt + wp
                 theirs, ours = cards - shed, -cards
                 if tm == loose:  # their sweep costs them and credits us
                     twin = 2 if tm.bit_count() == 1 and kind[tm.bit_length() - 1] == \
                         kind[probe] else 1
-                    theirs -= self.swing * twin
-                    ours += self.swing * twin
+                    theirs -= swing * twin
+                    ours += swing * twin
                 if best is None or theirs > best[0]:
                     best = (theirs, ours, cnt, loose & ~tm)
             options.append(best)
@@ -413,31 +416,44 @@ class _Replies:
             return got
         r, w = self.r, self.w_me
         kind = r.deck.kind
-        items = Items(loose, r.values, False)
+        values = r.values
+        reach = 1  # the sums some set of the table's cards makes (bit t: sum t)
+        for c in bit_list(loose):
+            reach |= reach << values[c]
+        items = None
         best = None
         for c in bit_list(distinct(r, rest)):
             cb = 1 << c
             v = r.hand_values[c]
-            sets = items.groups(v)
-            shed = -self.k.hand * w.value(cb)
-            if not sets:
-                val = shed
-            else:
-                val = None
-                for tm in items.parts(v):
-                    if not tm or not all(g & tm for g in sets):
-                        continue
-                    x = w.value(tm | cb) + shed
+            wc = w.value(cb)
+            val = -self.k.hand * wc  # a trail sheds the card
+            if reach >> v & 1:
+                if items is None:
+                    items = Items(loose, values, False)
+                shed, val = val, None
+                for tm, wt in _maximal(items, v, w):
+                    x = wt + wc + shed
                     if tm == loose:  # our sweep: we pay, the player before is credited
                         twin = 2 if tm.bit_count() == 1 and kind[tm.bit_length() - 1] == \
                             kind[c] else 1
                         x -= self.swing * twin
                     if val is None or x > val:
                         val = x
+                if val is None:  # (a reachable value always has a maximal capture)
+                    val = shed
             if best is None or val > best:
                 best = val
         self.mine[key] = best = best or 0.0
         return best
+
+
+def _maximal(items: Items, v: int, w: Weights) -> list[tuple[int, float]]:
+    """V-kryp-play: the captures a card of value ``v`` may make on ``items`` (every maximal
+    collection of sets of ``v``), each with the points of the cards it takes ([]: it trails)."""
+    sets = items.groups(v)
+    if not sets:
+        return []
+    return [(tm, w.value(tm)) for tm in items.parts(v) if tm and all(g & tm for g in sets)]
 
 
 class _Steal:
