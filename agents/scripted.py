@@ -12,7 +12,7 @@ from math import comb
 
 from casino_env.engine import Move
 from casino_env.engine.cards import bit_list
-from casino_env.engine.moves import Items
+from casino_env.engine.moves import Items, distinct
 from casino_env.engine.scoring import sweep_scores
 from casino_env.engine.view import PlayerView
 
@@ -105,6 +105,10 @@ class HeuristicAgent(Agent):
     the opponent's reply may take our pile's top (and the other sides' tops) like a loose
     card, and a valuable card left on top of our pile counts against the move by the odds
     that the opponent holds its rank.
+
+    Krypkasino (a penalty game with compulsory maximal captures) has its own evaluation,
+    ``kryp_scores``: the points and sweep taken now, penalty cards kept in hand, the next
+    player's forced reply and, with 2 players, our own forced reply after it.
     """
 
     name = "heuristic"
@@ -225,47 +229,8 @@ class HeuristicAgent(Agent):
         return out
 
     def _kryp_scores(self, view: PlayerView, moves: list[Move], w_me: Weights) -> list[float]:
-        """Krypkasino (penalties, V-kryp-play): the penalty points and sweep a move takes now
-        (card values are negative there), plus what the next player's forced reply on the
-        table left is expected to cost them and give us (``threat``: their least bad card
-        among those they may hold, a sweep of theirs crediting us), and at the hand's end
-        the residue for the last capturer. ``w_me``: the card weights of the mover's side."""
-        p, st = self.params, view.state
-        r = st.rules
-        seat, n = view.seat, r.players
-        side, nxt = r.side(seat), (seat + 1) % n
-        w_opp = weights(r, st.pile_masks, r.side(nxt))
-        sweep = rules_values(r).sweep_points  # negative: a tabbe costs its capturer
-        hand = st.hand_masks[seat]
-        others_empty = all(view.hand_sizes[s] == 0 for s in range(n) if s != seat)
-        last_deal = view.stock_size == 0
-        if view.hand_sizes[nxt]:
-            h = view.hand_sizes[nxt]
-        elif not last_deal:
-            h = min(r.hand_size, view.stock_size // n)
-        else:
-            h = 0
-        out = []
-        for m in moves:
-            rest = hand & ~m.played_mask
-            loose = st.loose_mask | m.played_mask if m.kind == "trail" else \
-                st.loose_mask & ~m.taken_mask
-            score = 0.0
-            if m.kind == "capture":
-                got = m.played_mask | m.taken_mask
-                score += w_me.value(got) - p.per_card * got.bit_count()
-                if not loose:
-                    score += sweep * (2 if _twin(r, m) else 1)
-            if last_deal and not rest and others_empty:
-                mine = m.kind == "capture" or (
-                    st.last_capturer is not None and r.side(st.last_capturer) == side)
-                if mine:  # the residue goes to the last capturer (C-residue)
-                    score += p.residue * w_me.value(loose)
-            elif h and loose:
-                score += p.threat * forced_reply(r, loose, view.unseen & ~m.played_mask, h,
-                                                 w_opp, sweep)
-            out.append(score)
-        return out
+        """Krypkasino (penalties, V-kryp-play): see ``kryp_scores``."""
+        return kryp_scores(view, moves, w_me, self.params, KRYP)
 
     def _residue(self, view: PlayerView, m: Move, rest: int, left: int, w_me: Weights,
                  w_opp: Weights) -> float:
@@ -288,51 +253,207 @@ def _twin(r, m: Move) -> bool:
     return tm.bit_count() == 1 and kind[tm.bit_length() - 1] == kind[m.played_mask.bit_length() - 1]
 
 
-def forced_reply(r, loose: int, unseen: int, h: int, w_opp: Weights, sweep: float) -> float:
-    """Krypkasino (V-kryp-play): what the next player's reply on the table ``loose`` is worth
-    to the player before them, when they hold ``h`` of the ``unseen`` cards. A card of theirs
-    that can capture must, maximally (they pick the least bad such capture); one that cannot
-    trails. They play their least bad card; its penalties count for us (the game is relative)
-    and a sweep of theirs also credits us. Exact hypergeometric odds by rank."""
-    n = unseen.bit_count()
-    if h <= 0 or n < h:
-        return 0.0
-    items = Items(loose, r.values, False)  # on the table (an Ace 1)
-    deck = r.deck
-    options: list[tuple[float, float, int]] = []  # (their value, our gain, unseen cards)
-    for rank in range(1, deck.ranks + 1):
-        cards = unseen & deck.rank_mask[rank]
-        if not cards:
-            continue
-        probe = bit_list(cards)[0]
-        v = r.hand_values[probe]  # from hand (V-kryp-values: an Ace 14)
-        sets = items.groups(v)
-        if not sets:
-            options.append((0.0, 0.0, cards.bit_count()))
-            continue
-        best = None
-        for tm in items.parts(v):
-            if not tm or not all(g & tm for g in sets):
+@dataclass(frozen=True)
+class KrypParams:
+    """Weights of the heuristic's krypkasino evaluation (``kryp_scores``), in penalty points."""
+
+    hand: float = 0.5  # share of a penalty card's points counted against us while we hold it
+    follow: float = 1.0  # weight of our own forced reply after the next player's
+
+
+KRYP = KrypParams()
+FOLLOW_MIN_ODDS = 0.01  # our follow-up is not worked out for replies less likely than this
+
+
+def kryp_scores(view: PlayerView, moves: list[Move], w_me: Weights, p: HeuristicParams,
+                k: KrypParams = KRYP) -> list[float]:
+    """Krypkasino (penalties, V-kryp-play, V-kryp-score), each move's value to the mover's
+    side relative to the others (higher is better):
+
+    - the penalty points the move takes now (card weights are negative there) and a sweep's
+      swing (V-kryp-score: the capturer pays it and the player before is credited as much; a
+      dubbeltabbe twice);
+    - ``k.hand`` of the penalties still in our hand: a card we hold must be played some day
+      and captures with itself unless the table lets it trail, so shedding a penalty card by
+      a trail is worth something;
+    - ``p.threat`` times the expected outcome of the next player's forced reply on the table
+      left (``_Replies``: their least bad card among those they may hold, its penalties and
+      a sweep of theirs counting for us), plus (2 players) ``k.follow`` times our own least
+      bad forced reply with the cards we keep on the table their reply leaves: a table that
+      forces them to sweep or take points is good, one whose every reply leaves us a costly
+      forced capture or sweep is bad;
+    - at the hand's end, the residue for the last capturer (C-residue).
+    ``w_me``: the card weights of the mover's side."""
+    st = view.state
+    r = st.rules
+    seat, n = view.seat, r.players
+    side, nxt = r.side(seat), (seat + 1) % n
+    w_opp = weights(r, st.pile_masks, r.side(nxt))
+    hand = st.hand_masks[seat]
+    others_empty = all(view.hand_sizes[s] == 0 for s in range(n) if s != seat)
+    last_deal = view.stock_size == 0
+    if view.hand_sizes[nxt]:
+        h = view.hand_sizes[nxt]
+    elif not last_deal:
+        h = min(r.hand_size, view.stock_size // n)
+    else:
+        h = 0
+    # A sweep's swing between the capturer and the player before (another side's seat), in
+    # the relative scale: it costs its capturer ``sweep`` and credits them as much.
+    sweep = rules_values(r).sweep_points  # negative: a tabbe costs its capturer
+    prev_other = r.side((seat - 1) % n) != side
+    nxt_prev_other = r.side(nxt) != side  # we are the player before the next player
+    swing_me = sweep * (2 if prev_other else 1)
+    swing_opp = -sweep * (2 if nxt_prev_other else 1)  # their sweep, for us
+    replies = _Replies(r, view.unseen, h, w_opp, w_me, swing_opp, k)
+    we_follow = k.follow and (nxt + 1) % n == seat  # 2 players: we move after their reply
+    out = []
+    for m in moves:
+        rest = hand & ~m.played_mask
+        loose = st.loose_mask | m.played_mask if m.kind == "trail" else \
+            st.loose_mask & ~m.taken_mask
+        score = k.hand * w_me.value(rest)
+        if m.kind == "capture":
+            got = m.played_mask | m.taken_mask
+            score += w_me.value(got) - p.per_card * got.bit_count()
+            if not loose:
+                score += swing_me * (2 if _twin(r, m) else 1)
+        if last_deal and not rest and others_empty:
+            mine = m.kind == "capture" or (
+                st.last_capturer is not None and r.side(st.last_capturer) == side)
+            if mine:  # the residue goes to the last capturer (C-residue)
+                score += p.residue * w_me.value(loose)
+        elif h and loose:
+            score += p.threat * replies.value(loose, rest if we_follow else 0)
+        out.append(score)
+    return out
+
+
+class _Replies:
+    """Krypkasino (V-kryp-play): what the next player's forced reply on a table is worth to
+    us, when they hold ``h`` of the ``unseen`` cards. A card of theirs that can capture must,
+    maximally (they pick the least bad such capture for them); one that cannot trails. They
+    play their least bad card (exact hypergeometric odds over the unseen cards, grouped by
+    rank and penalty); what they take counts for us (the game is relative), a sweep of theirs
+    also credits us, and then we must play one of the cards we keep on the table left (the
+    least bad for us, weighted ``k.follow``)."""
+
+    __slots__ = ("r", "h", "w_opp", "w_me", "swing", "k", "groups", "n", "denom", "mine")
+
+    def __init__(self, r, unseen: int, h: int, w_opp: Weights, w_me: Weights, swing: float,
+                 k: KrypParams) -> None:
+        self.r, self.h, self.w_opp, self.w_me, self.k = r, h, w_opp, w_me, k
+        self.swing = swing  # a sweep's swing between its capturer and the player before
+        deck = r.deck
+        groups = []  # (a probe card, how many unseen cards are like it)
+        for rank in range(1, deck.ranks + 1):
+            cards = unseen & deck.rank_mask[rank]
+            by: dict[float, list[int]] = {}
+            for c in bit_list(cards):
+                by.setdefault(w_opp.value(1 << c), []).append(c)
+            groups += [(cs[0], len(cs)) for cs in by.values()]
+        self.groups = groups
+        self.n = unseen.bit_count()
+        self.denom = comb(self.n, h) if 0 < h <= self.n else 0
+        self.mine: dict[tuple[int, int], float] = {}
+
+    def value(self, loose: int, rest: int) -> float:
+        """The expected worth to us of their reply on the table ``loose`` (and of ours after
+        it with ``rest``, our cards kept; 0: none)."""
+        if not self.denom:
+            return 0.0
+        r, w_opp = self.r, self.w_opp
+        kind = r.deck.kind
+        items = Items(loose, r.values, False)  # on the table (an Ace 1)
+        follow = self.k.follow if rest else 0.0
+        # (their value, our gain, unseen cards, the table their reply leaves)
+        options: list[tuple[float, float, int, int]] = []
+        caps: dict[int, list[tuple[int, float]]] = {}  # value -> (taken, its points)
+        swing = self.swing
+        for probe, cnt in self.groups:
+            v = r.hand_values[probe]  # from hand (V-kryp-values: an Ace 14)
+            pb = 1 << probe
+            wp = w_opp.value(pb)
+            shed = self.k.hand * wp  # the card leaves their hand
+            got = caps.get(v)
+            if got is None:
+                got = caps[v] = _maximal(items, v, w_opp)
+            if not got:
+                options.append((-shed, 0.0, cnt, loose | pb))
                 continue
-            theirs = w_opp.value(tm | 1 << probe)
-            ours = -theirs
-            if tm == loose:  # their sweep costs them and credits us
-                k = 2 if tm.bit_count() == 1 and deck.kind[tm.bit_length() - 1] == \
-                    deck.kind[probe] else 1
-                theirs += sweep * k
-                ours -= 2 * sweep * k
-            if best is None or theirs > best[0]:
-                best = (theirs, ours)
-        options.append((best[0], best[1], cards.bit_count()))
-    options.sort(key=lambda o: -o[0])
-    denom = comb(n, h)
-    total, k, none_before = 0.0, 0, 1.0
-    for _, ours, cnt in options:
-        k += cnt
-        none_now = comb(n - k, h) / denom if n - k >= h else 0.0
-        total += ours * (none_before - none_now)
-        none_before = none_now
-    return total
+            best = None
+            for tm, wt in got:
+                cards = wt + wp
+                theirs, ours = cards - shed, -cards
+                if tm == loose:  # their sweep costs them and credits us
+                    twin = 2 if tm.bit_count() == 1 and kind[tm.bit_length() - 1] == \
+                        kind[probe] else 1
+                    theirs -= swing * twin
+                    ours += swing * twin
+                if best is None or theirs > best[0]:
+                    best = (theirs, ours, cnt, loose & ~tm)
+            options.append(best)
+        options.sort(key=lambda o: -o[0])
+        n, h, denom = self.n, self.h, self.denom
+        total, seen, none_before = 0.0, 0, 1.0
+        for _, ours, cnt, left in options:
+            seen += cnt
+            none_now = comb(n - seen, h) / denom if n - seen >= h else 0.0
+            odds = none_before - none_now  # P(this is their least bad card)
+            if follow and odds > FOLLOW_MIN_ODDS:
+                ours += follow * self._mine(left, rest)
+            total += ours * odds
+            none_before = none_now
+            if not none_now:
+                break
+        return total
+
+    def _mine(self, loose: int, rest: int) -> float:
+        """Our least bad forced play of one of ``rest`` on the table ``loose``."""
+        key = (loose, rest)
+        got = self.mine.get(key)
+        if got is not None:
+            return got
+        r, w = self.r, self.w_me
+        kind = r.deck.kind
+        values = r.values
+        reach = 1  # the sums some set of the table's cards makes (bit t: sum t)
+        for c in bit_list(loose):
+            reach |= reach << values[c]
+        items = None
+        best = None
+        for c in bit_list(distinct(r, rest)):
+            cb = 1 << c
+            v = r.hand_values[c]
+            wc = w.value(cb)
+            val = -self.k.hand * wc  # a trail sheds the card
+            if reach >> v & 1:
+                if items is None:
+                    items = Items(loose, values, False)
+                shed, val = val, None
+                for tm, wt in _maximal(items, v, w):
+                    x = wt + wc + shed
+                    if tm == loose:  # our sweep: we pay, the player before is credited
+                        twin = 2 if tm.bit_count() == 1 and kind[tm.bit_length() - 1] == \
+                            kind[c] else 1
+                        x -= self.swing * twin
+                    if val is None or x > val:
+                        val = x
+                if val is None:  # (a reachable value always has a maximal capture)
+                    val = shed
+            if best is None or val > best:
+                best = val
+        self.mine[key] = best = best or 0.0
+        return best
+
+
+def _maximal(items: Items, v: int, w: Weights) -> list[tuple[int, float]]:
+    """V-kryp-play: the captures a card of value ``v`` may make on ``items`` (every maximal
+    collection of sets of ``v``), each with the points of the cards it takes ([]: it trails)."""
+    sets = items.groups(v)
+    if not sets:
+        return []
+    return [(tm, w.value(tm)) for tm in items.parts(v) if tm and all(g & tm for g in sets)]
 
 
 class _Steal:
