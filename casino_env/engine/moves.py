@@ -261,7 +261,7 @@ class Items:
         self.ace14 = ace14
         self._groups: dict[int, list[int]] = {}
         self._parts: dict[int, list[int]] = {}
-        self._with: dict[tuple[int, int], list[tuple[int, bool]]] = {}
+        self._with: dict[int, list[tuple[int, bool]]] = {}  # by cv << 8 | t
         self._chunks: list[list[int]] | None = None
 
     def _cards(self, pmasks) -> list[int]:
@@ -334,12 +334,25 @@ class Items:
         if not (cv == t or (t > cv and self.reach >> (t - cv) & 1)
                 or (cv == 1 and t == 14 and self.ace14)):
             return ()
-        key = (cv, t)
+        key = cv << 8 | t
         w = self._with.get(key)
         if w is None:
             found = with_card(self.vals, cv, t, self.ace14 and t == 14)
-            cards = self._cards([f >> 1 for f in found])
-            w = self._with[key] = [(cm, f & 1 == 1) for cm, f in zip(cards, found)]
+            if len(found) > 48:  # (many: by byte lookup tables)
+                cards = self._cards([f >> 1 for f in found])
+                w = self._with[key] = [(cm, f & 1 == 1) for cm, f in zip(cards, found)]
+                return w
+            masks = self.masks
+            w = []
+            for f in found:
+                pm = f >> 1
+                m = 0
+                while pm:
+                    low = pm & -pm
+                    m |= masks[low.bit_length() - 1]
+                    pm ^= low
+                w.append((m, f & 1 == 1))
+            self._with[key] = w
         return w
 
 
@@ -403,6 +416,8 @@ def generate(st, only: int | None = None) -> list[Move]:
     deck = r.deck
     seat = st.current
     hand = st.hand_masks[seat]
+    if only is not None and not hand >> only & 1:
+        raise ValueError(f"generate(only={only}): that card is not in the mover's hand")
     values = r.values  # on the table
     hand_values = r.hand_values  # from hand (the same tuple but in Finnish, V-fin-values)
     rank_of = deck.rank
@@ -411,21 +426,59 @@ def generate(st, only: int | None = None) -> list[Move]:
     builds = st.builds
     ace14 = r.ace14
     dom_trail = r.dom_trail
-    by_value = {b.value: b for b in builds}
-    owned = [b for b in builds if b.owner == seat]
-    singles = [b for b in builds if not b.multiple]  # builds a played card may raise
-    tops = stealable(st, seat) if r.steal else 0  # V-swazi-steal: other sides' pile tops
+    if builds:
+        by_value = {b.value: b for b in builds}
+        owned = [b for b in builds if b.owner == seat]
+        singles = [b for b in builds if not b.multiple]  # builds a played card may raise
+    else:
+        by_value, owned, singles = {}, [], []
+    tops = 0
+    if r.steal and st.pile_ids:  # V-swazi-steal: the other sides' pile tops are items too
+        mine = r.side(seat)
+        top_side = {}
+        for side, ids in enumerate(st.pile_ids):
+            if ids and side != mine:
+                tops |= 1 << ids[-1]
+                top_side[ids[-1]] = side
     table = Items(loose | tops, values, ace14, tuple(singles) if r.build_as_card else ())
-    make = Move.make
+    reach = table.reach
     new = object.__new__
     out: list[Move] = []
     append = out.append
     if st.pending_orange == seat and only is None:
-        out.append(make(deck, "call", 0, 0, None))
+        append(Move.make(deck, "call", 0, 0, None))
     hand_ids = bit_list(hand)
-    in_hand = _held_values(r, hand_ids)
-    if only is not None and not hand >> only & 1:
-        raise ValueError(f"generate(only={only}): that card is not in the mover's hand")
+    # Build values the hand backs, as bit masks of values held at least once and twice (a
+    # Royal Ace backs 1 and 14): a card may build V if V is held besides the card itself.
+    held1 = held2 = 0
+    for i in hand_ids:
+        v = values[i]
+        if v is not None:
+            b = 1 << v | (16384 if v == 1 and ace14 else 0)
+            held2 |= held1 & b
+            held1 |= b
+    building = r.building
+    calls = r.orange_calls
+    build_loose = r.build_loose
+    # With no build owned and no V-dom-trail, every card may trail (C-trail).
+    free_trail = not owned and not dom_trail
+    as_card = r.build_as_card
+    # Build values taken as a whole (``by_mask``), reached by raising a single build with a
+    # played card (C-build-raise: exactly, ``single_mask`` shifted by the card's value; or,
+    # with table cards helping, any value from ``low_single`` plus the card up), and lone
+    # Aces of 14 on the table (``aces``); the cards of the seat's own builds and their values.
+    by_mask = single_mask = owned_cards = 0
+    for b in builds:
+        by_mask |= 1 << b.value
+        if not b.multiple:
+            single_mask |= 1 << b.value
+        if b.owner == seat:
+            owned_cards |= b.cards
+    owned_values = [b.value for b in owned]
+    low_single = min(b.value for b in singles) if singles else 0
+    raise_all = -1 if singles and r.raise_with_table else 0
+    aces = 16384 if table.aces else 0
+    takes = reach | by_mask | aces  # values a capture can take something with
 
     def keeps(rest: int, tm: int, extra: list[int]) -> bool:
         """C-build-keep after a move taking ``tm``: the seat still backs its other builds."""
@@ -439,22 +492,47 @@ def generate(st, only: int | None = None) -> list[Move]:
         return r.dom_build and any(b.owner == seat and not b.multiple and b.value != V
                                    and b.cards & tm for b in builds)
 
+    # Cards of one rank and hand value have the same moves (the rest of the hand backs the
+    # same builds): they lie next to each other in id order, and the moves of the first are
+    # copied for the others (``group``: its rank and value; ``first``: where its moves start,
+    # ``stop``: where they end, -1 until a second card is met).
+    group = -1
+    first = stop = 0
     for c in hand_ids if only is None else (only,):
         cbit = 1 << c
-        rest = hand & ~cbit
         cv = hand_values[c]
-        same_rank = loose & rank_mask[rank_of[c]]
-        targets = [V for V in in_hand if in_hand[V] > (cv == V or (V == 14 and cv == 1 and ace14))]
+        rk = rank_of[c]
+        key = rk << 8 | (cv or 0)
+        if key == group:
+            if stop < 0:
+                stop = len(out)
+            for m0 in out[first:stop]:
+                m = new(Move)
+                m.kind, m.played_mask, m.taken_mask, m.value = m0.kind, cbit, m0.taken_mask, \
+                    m0.value
+                m.for_partner, m.orange, m.deck, m.multiple = m0.for_partner, m0.orange, deck, \
+                    m0.multiple
+                append(m)
+            continue
+        group = key
+        first, stop = len(out), -1
+        rest = hand ^ cbit
+        same_rank = loose & rank_mask[rk]
+        if cv is None:
+            targets = held1
+        else:
+            own = 1 << cv | (16384 if cv == 1 and ace14 else 0)
+            targets = held1 & ~own | held2 & own  # values held besides this card
 
         # Trail (C-trail, C-owner-trail, V-owner-may-trail, V-dom-trail, V-build-loose).
-        if _may_trail(r, owned, rest, same_rank):
+        if free_trail or _may_trail(r, owned, rest, same_rank):
             m = new(Move)
             m.kind, m.played_mask, m.taken_mask, m.value = "trail", cbit, 0, None
             m.for_partner = m.orange = False
             m.deck, m.multiple = deck, None
             append(m)
-        if r.build_loose and _trail_allowed(r, owned, same_rank):
-            for V in targets:
+        if build_loose and _trail_allowed(r, owned, same_rank):
+            for V in bit_list(targets):
                 vb = by_value.get(V)
                 if vb is not None and r.dom_build:
                     continue  # V-dom-build: what is added to a build includes the played card
@@ -469,7 +547,7 @@ def generate(st, only: int | None = None) -> list[Move]:
                         continue
                     made.add(tm)
                     total = sum(values[i] for i in bit_list(sm))
-                    out.append(make(deck, "trail", cbit, tm, V, vb is not None or total != V))
+                    append(Move.make(deck, "trail", cbit, tm, V, vb is not None or total != V))
 
         # Captures (C-capture, C-face, C-build-keep, V-dom-trail, V-build-as-card).
         if cv is None:
@@ -477,43 +555,98 @@ def generate(st, only: int | None = None) -> list[Move]:
                 _capture(out, r, deck, cbit, 1 << t, None)
             continue
         need = same_rank if dom_trail else 0
-        seen: set[int] = set()
-        calls = r.orange_calls
-        for v in capture_values(r, cv):
-            b = by_value.get(v)
+        keep_all = None  # (owned builds: whether the rest of the hand backs them all)
+        two = cv == 1 and ace14
+        # The same cards can be taken twice only by an Ace (as 1 and 14) or, when builds are
+        # items too, as loose cards and with a build (V-build-as-card).
+        seen = set() if two or as_card else None
+        for v in (1, 14) if two else (cv,):
+            if not takes >> v & 1:
+                continue  # no items and no build make v
+            b = by_value.get(v) if builds else None
             bcards = b.cards if b is not None else 0
             for cm in table.parts(v):
                 for tm in (cm, cm | bcards) if bcards else (cm,):
-                    if not tm or tm in seen or need & ~tm or (owned and not keeps(rest, tm, [])):
+                    if not tm or need & ~tm:
                         continue
-                    seen.add(tm)
+                    if seen is not None:
+                        if tm in seen:
+                            continue
+                        seen.add(tm)
+                    if owned:  # C-build-keep
+                        if tm & owned_cards:
+                            if not keeps(rest, tm, []):
+                                continue
+                        else:
+                            if keep_all is None:
+                                keep_all = backs(r, rest, owned_values)
+                            if not keep_all:
+                                continue
                     m = new(Move)
                     m.kind, m.played_mask, m.taken_mask, m.value = "capture", cbit, tm, v
                     m.for_partner = m.orange = False
                     m.deck, m.multiple = deck, None
                     append(m)
                     if calls:  # V-tux-score: the capturer may call orange (falsely, too)
-                        append(make(deck, "capture", cbit, tm, v, None, False, True))
+                        append(Move.make(deck, "capture", cbit, tm, v, None, False, True))
 
         # Builds (C-build, C-build-raise, C-build-extend, C-one-per-value, V-dom-build).
-        if not r.building:
+        if not building:
             continue
-        for V in targets:
-            # Nothing to build: no items make V with the card and no single build to raise.
-            if not table.with_card(cv, V) and not any(b.value + cv <= V for b in singles):
+        # Only the values some items make with the card (``Items.with_card``: V - cv made by
+        # items, or the card alone a set of V with further sets or a build of V to join), or
+        # a single build raised by it reaches: the others build nothing.
+        alone = 1 << cv | (16384 if cv == 1 and ace14 else 0)
+        targets &= (reach >> 1 << cv + 1 | alone & (reach | by_mask | aces)
+                    | (raise_all << low_single + cv if raise_all else single_mask << cv))
+        while targets:
+            low = targets & -targets
+            targets ^= low
+            V = low.bit_length() - 1
+            vb = by_value.get(V) if builds else None
+            if singles and V >= low_single + cv or vb is not None and as_card:
+                # Raises, and V-build-as-card joins: the general loop.
+                ok = (lambda tm, V=V, rest=rest: keeps(rest, tm, [V])
+                      and not raises_own(tm, V)) if owned else None
+                _builds(out, r, st, table, c, cv, V, vb, ok, False)
                 continue
-            # Ownership checks only matter when the seat owns builds (C-build-keep) or may
-            # not raise its own (V-dom-build); otherwise holding V besides c is enough.
-            ok = (lambda tm, V=V, rest=rest: keeps(rest, tm, [V]) and not raises_own(tm, V)) \
-                if owned else None
-            _builds(out, r, st, table, c, cv, V, by_value.get(V), ok, False)
+            # The plain case (``_builds`` without raises): every set the card makes with
+            # items, joined to the build of V if there is one; when the seat owns builds, it
+            # must still back them and V (C-build-keep) and not change its own (V-dom-build).
+            vcards = vb.cards if vb is not None else 0
+            joins = vb is not None
+            keep_v = None
+            for lm, single in table.with_card(cv, V):
+                tm = lm | vcards
+                if not tm:
+                    continue  # the card alone is a trail, not a build
+                if owned:
+                    if tm & owned_cards:
+                        if not keeps(rest, tm, [V]) or raises_own(tm, V):
+                            continue
+                    else:
+                        if keep_v is None:
+                            keep_v = backs(r, rest, owned_values + [V])
+                        if not keep_v:
+                            continue
+                m = new(Move)
+                m.kind, m.played_mask, m.taken_mask, m.value = "build", cbit, tm, V
+                m.for_partner = m.orange = False
+                m.deck = deck
+                m.multiple = joins or not single
+                append(m)
     if r.partner_build:
         _partner_builds(out, st, table, by_value, owned,
                         hand_ids if only is None else [only])
-    if tops:
+    if tops:  # V-swazi-steal: which taken cards are other sides' pile tops, and whose
+        noted: dict[int, tuple] = {}
         for m in out:
-            if m.taken_mask & tops:
-                mark_stolen(st, m)
+            stolen = m.taken_mask & tops
+            if stolen:
+                note = noted.get(stolen)
+                if note is None:
+                    note = noted[stolen] = tuple((c, top_side[c]) for c in bit_list(stolen))
+                m.stolen = note
     return out
 
 
