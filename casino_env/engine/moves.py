@@ -12,7 +12,6 @@ import re
 from .cards import DOUBLE, ROOK, STANDARD, Deck, bit_list, deck_of_card_text
 from .rules import Rules
 from .sets import groups, partitions, with_card
-from .state import stealable
 
 KINDS = ("trail", "capture", "build", "claim", "call")
 
