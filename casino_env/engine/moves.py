@@ -484,12 +484,11 @@ def generate(st, only: int | None = None) -> list[Move]:
     # Build values the hand backs, as bit masks of values held at least once and twice (a
     # Royal Ace backs 1 and 14): a card may build V if V is held besides the card itself.
     held1 = held2 = 0
+    backing = r.backing
     for i in hand_ids:
-        v = values[i]
-        if v is not None:
-            b = 1 << v | (16384 if v == 1 and ace14 else 0)
-            held2 |= held1 & b
-            held1 |= b
+        b = backing[i]
+        held2 |= held1 & b
+        held1 |= b
     building = r.building
     calls = r.orange_calls
     build_loose = r.build_loose
@@ -531,6 +530,10 @@ def generate(st, only: int | None = None) -> list[Move]:
     plain = free_trail and not build_loose and not as_card and not calls
     vals = table.vals
     masks = table.masks
+    play_keys = r.play_keys
+    reach1 = reach >> 1
+    makes = reach | by_mask | aces  # values the card alone makes a set of, to build on
+    sorted_groups = table._sorted
 
     # Cards of one rank and hand value have the same moves (the rest of the hand backs the
     # same builds): they lie next to each other in id order, and the moves of the first are
@@ -540,9 +543,7 @@ def generate(st, only: int | None = None) -> list[Move]:
     first = stop = 0
     for c in hand_ids if only is None else (only,):
         cbit = 1 << c
-        cv = hand_values[c]
-        rk = rank_of[c]
-        key = rk << 8 | (cv or 0)
+        key = play_keys[c]
         if key == group:
             if stop < 0:
                 stop = len(out)
@@ -561,6 +562,7 @@ def generate(st, only: int | None = None) -> list[Move]:
         group = key
         first = len(out)
         stop = -1
+        cv = hand_values[c]
         two = cv == 1 and ace14  # (a Royal Ace: captures as 1 and 14, backs builds of both)
         if plain and cv is not None:
             m = new(Move)  # the trail (C-trail)
@@ -590,7 +592,7 @@ def generate(st, only: int | None = None) -> list[Move]:
                 _captures(out, r, table, cbit, cv, by_value, two, 0, None)
         else:
             rest = hand ^ cbit
-            same_rank = loose & rank_mask[rk]
+            same_rank = loose & rank_mask[rank_of[c]]
             # Trail (C-trail, C-owner-trail, V-owner-may-trail, V-dom-trail, V-build-loose).
             if free_trail or _may_trail(r, owned, rest, same_rank):
                 append(Move.make(deck, "trail", cbit, 0, None))
@@ -631,9 +633,13 @@ def generate(st, only: int | None = None) -> list[Move]:
         # V - cv made by items, or the card alone a set of V with further sets or a build of V
         # to join) or a single build raised by it reaches: the others build nothing.
         alone = 1 << cv | (16384 if two else 0)
-        raised = raise_all << low_single + cv if raise_all else single_mask << cv
-        targets = (held1 & ~alone | held2 & alone) & (
-            reach >> 1 << cv + 1 | alone & (reach | by_mask | aces) | raised)
+        if singles:
+            raised = raise_all << low_single + cv if raise_all else single_mask << cv
+            targets = (held1 & ~alone | held2 & alone) & (
+                reach1 << cv + 1 | alone & makes | raised)
+        else:
+            raised = 0
+            targets = (held1 & ~alone | held2 & alone) & (reach1 << cv + 1 | alone & makes)
         if not targets:
             continue
         if owned:
@@ -675,9 +681,14 @@ def generate(st, only: int | None = None) -> list[Move]:
                 # No items make V: the card with items making V - cv is a single set (in card
                 # order, as ``sets.with_card`` sorts them), or alone it joins the build of V.
                 found = None
-                cards = table.sorted_groups(V - cv) if V > cv else []
-                if joins and alone & low:
-                    cards = [0] + cards
+                if V > cv:
+                    cards = sorted_groups.get(V - cv)
+                    if cards is None:
+                        cards = table.sorted_groups(V - cv)
+                    if joins and alone & low:
+                        cards = [0] + cards
+                else:
+                    cards = [0] if joins else ()
             for i, lm in enumerate(cards):
                 tm = lm | vcards
                 if not tm:
