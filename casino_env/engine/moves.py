@@ -12,7 +12,6 @@ import re
 from .cards import DOUBLE, ROOK, STANDARD, Deck, bit_list, deck_of_card_text
 from .rules import Rules
 from .sets import groups, partitions, with_card
-from .state import stealable
 
 KINDS = ("trail", "capture", "build", "claim", "call")
 
@@ -202,6 +201,13 @@ def backs(rules: Rules, hand: int, values: list[int]) -> bool:
     if len(values) == 1:
         v = values[0]
         return bool(hand & rank_mask[1 if v == 14 else v])
+    if len(values) == 2:
+        a, b = values
+        a = 1 if a == 14 else a
+        b = 1 if b == 14 else b
+        if a != b:
+            return bool(hand & rank_mask[a]) and bool(hand & rank_mask[b])
+        return (hand & rank_mask[a]).bit_count() >= 2
     need: dict[int, int] = {}
     for v in values:
         k = 1 if v == 14 else v
@@ -232,7 +238,7 @@ class Items:
     """
 
     __slots__ = ("masks", "vals", "reach", "aces", "ace14", "_groups", "_parts", "_with",
-                 "_chunks")
+                 "_sorted", "_chunks")
 
     def __init__(self, loose: int, values: tuple, ace14: bool, builds: tuple = ()) -> None:
         masks: list[int] = []
@@ -261,7 +267,8 @@ class Items:
         self.ace14 = ace14
         self._groups: dict[int, list[int]] = {}
         self._parts: dict[int, list[int]] = {}
-        self._with: dict[tuple[int, int], list[tuple[int, bool]]] = {}
+        self._with: dict[int, list[tuple[int, bool]]] = {}  # by cv << 8 | t
+        self._sorted: dict[int, list[int]] = {}
         self._chunks: list[list[int]] | None = None
 
     def _cards(self, pmasks) -> list[int]:
@@ -327,6 +334,19 @@ class Items:
         return p
 
 
+    def sorted_groups(self, t: int) -> list[int]:
+        """``groups(t)`` in ascending card-mask order (for items that are loose cards only,
+        the order of ``sets.with_card``'s collections; Royal lone Aces not counted)."""
+        g = self._sorted.get(t)
+        if g is None:
+            g = self._sorted[t] = sorted(self._cards(groups(self.vals, t, False))) \
+                if t > 0 and self.reach >> t & 1 else []
+        return g
+
+    def cards_of(self, pmasks) -> list[int]:
+        """Card masks of the position masks ``pmasks``."""
+        return self._cards(pmasks)
+
     def with_card(self, cv: int, t: int) -> list[tuple[int, bool]]:
         """(card mask, single) of the item collections a card of value ``cv`` builds into
         sets of ``t`` (see ``sets.with_card``)."""
@@ -334,12 +354,25 @@ class Items:
         if not (cv == t or (t > cv and self.reach >> (t - cv) & 1)
                 or (cv == 1 and t == 14 and self.ace14)):
             return ()
-        key = (cv, t)
+        key = cv << 8 | t
         w = self._with.get(key)
         if w is None:
             found = with_card(self.vals, cv, t, self.ace14 and t == 14)
-            cards = self._cards([f >> 1 for f in found])
-            w = self._with[key] = [(cm, f & 1 == 1) for cm, f in zip(cards, found)]
+            if len(found) > 48:  # (many: by byte lookup tables)
+                cards = self._cards([f >> 1 for f in found])
+                w = self._with[key] = [(cm, f & 1 == 1) for cm, f in zip(cards, found)]
+                return w
+            masks = self.masks
+            w = []
+            for f in found:
+                pm = f >> 1
+                m = 0
+                while pm:
+                    low = pm & -pm
+                    m |= masks[low.bit_length() - 1]
+                    pm ^= low
+                w.append((m, f & 1 == 1))
+            self._with[key] = w
         return w
 
 
@@ -377,10 +410,23 @@ def playable_cards(st, made: dict | None = None) -> list[int]:
         return bit_list(hand)  # every card can trail
     rank_of, rank_mask = r.deck.rank, r.deck.rank_mask
     loose = st.loose_mask
+    ids = bit_list(hand)
+    check = [c for c in ids
+             if not _may_trail(r, owned, hand & ~(1 << c), loose & rank_mask[rank_of[c]])]
+    if len(check) > 1:
+        # Several cards to check: one pass over the hand is cheaper than one per card, and
+        # a card's moves in it are those of generate(st, card), in the same order.
+        per: dict[int, list[Move]] = {c: [] for c in check}
+        for m in generate(st):
+            moves = per.get((m.played_mask & -m.played_mask).bit_length() - 1)
+            if moves is not None:
+                moves.append(m)
+    else:
+        per = {c: generate(st, c) for c in check}
     out = []
-    for c in bit_list(hand):
-        if not _may_trail(r, owned, hand & ~(1 << c), loose & rank_mask[rank_of[c]]):
-            moves = generate(st, c)
+    for c in ids:
+        moves = per.get(c)
+        if moves is not None:
             if made is not None:
                 made[c] = moves
             if not moves:
@@ -403,6 +449,8 @@ def generate(st, only: int | None = None) -> list[Move]:
     deck = r.deck
     seat = st.current
     hand = st.hand_masks[seat]
+    if only is not None and not hand >> only & 1:
+        raise ValueError(f"generate(only={only}): that card is not in the mover's hand")
     values = r.values  # on the table
     hand_values = r.hand_values  # from hand (the same tuple but in Finnish, V-fin-values)
     rank_of = deck.rank
@@ -411,21 +459,58 @@ def generate(st, only: int | None = None) -> list[Move]:
     builds = st.builds
     ace14 = r.ace14
     dom_trail = r.dom_trail
-    by_value = {b.value: b for b in builds}
-    owned = [b for b in builds if b.owner == seat]
-    singles = [b for b in builds if not b.multiple]  # builds a played card may raise
-    tops = stealable(st, seat) if r.steal else 0  # V-swazi-steal: other sides' pile tops
+    if builds:
+        by_value = {b.value: b for b in builds}
+        owned = [b for b in builds if b.owner == seat]
+        singles = [b for b in builds if not b.multiple]  # builds a played card may raise
+    else:
+        by_value, owned, singles = {}, [], []
+    tops = 0
+    if r.steal and st.pile_ids:  # V-swazi-steal: the other sides' pile tops are items too
+        mine = r.side(seat)
+        top_side = {}
+        for side, ids in enumerate(st.pile_ids):
+            if ids and side != mine:
+                tops |= 1 << ids[-1]
+                top_side[ids[-1]] = side
     table = Items(loose | tops, values, ace14, tuple(singles) if r.build_as_card else ())
-    make = Move.make
+    reach = table.reach
     new = object.__new__
     out: list[Move] = []
     append = out.append
     if st.pending_orange == seat and only is None:
-        out.append(make(deck, "call", 0, 0, None))
+        append(Move.make(deck, "call", 0, 0, None))
     hand_ids = bit_list(hand)
-    in_hand = _held_values(r, hand_ids)
-    if only is not None and not hand >> only & 1:
-        raise ValueError(f"generate(only={only}): that card is not in the mover's hand")
+    # Build values the hand backs, as bit masks of values held at least once and twice (a
+    # Royal Ace backs 1 and 14): a card may build V if V is held besides the card itself.
+    held1 = held2 = 0
+    backing = r.backing
+    for i in hand_ids:
+        b = backing[i]
+        held2 |= held1 & b
+        held1 |= b
+    building = r.building
+    calls = r.orange_calls
+    build_loose = r.build_loose
+    # With no build owned and no V-dom-trail, every card may trail (C-trail).
+    free_trail = not owned and not dom_trail
+    as_card = r.build_as_card
+    # Build values taken as a whole (``by_mask``), reached by raising a single build with a
+    # played card (C-build-raise: exactly, ``single_mask`` shifted by the card's value; or,
+    # with table cards helping, any value from ``low_single`` plus the card up), and lone
+    # Aces of 14 on the table (``aces``); the cards of the seat's own builds and their values.
+    by_mask = single_mask = owned_cards = 0
+    for b in builds:
+        by_mask |= 1 << b.value
+        if not b.multiple:
+            single_mask |= 1 << b.value
+        if b.owner == seat:
+            owned_cards |= b.cards
+    owned_values = [b.value for b in owned]
+    low_single = min(b.value for b in singles) if singles else 0
+    raise_all = -1 if singles and r.raise_with_table else 0
+    aces = 16384 if table.aces else 0
+    takes = reach | by_mask | aces  # values a capture can take something with
 
     def keeps(rest: int, tm: int, extra: list[int]) -> bool:
         """C-build-keep after a move taking ``tm``: the seat still backs its other builds."""
@@ -439,82 +524,274 @@ def generate(st, only: int | None = None) -> list[Move]:
         return r.dom_build and any(b.owner == seat and not b.multiple and b.value != V
                                    and b.cards & tm for b in builds)
 
+    # The common case needs no per-card checks: every card may trail, and a capture takes
+    # any collection of items splitting into sets of the card's value (no build owned to
+    # keep, no V-dom-trail, builds not items, no orange calls).
+    plain = free_trail and not build_loose and not as_card and not calls
+    vals = table.vals
+    masks = table.masks
+    play_keys = r.play_keys
+    reach1 = reach >> 1
+    makes = reach | by_mask | aces  # values the card alone makes a set of, to build on
+    sorted_groups = table._sorted
+
+    # Cards of one rank and hand value have the same moves (the rest of the hand backs the
+    # same builds): they lie next to each other in id order, and the moves of the first are
+    # copied for the others (``group``: its rank and value; ``first``: where its moves start,
+    # ``stop``: where they end, -1 until a second card is met).
+    group = -1
+    first = stop = 0
     for c in hand_ids if only is None else (only,):
         cbit = 1 << c
-        rest = hand & ~cbit
-        cv = hand_values[c]
-        same_rank = loose & rank_mask[rank_of[c]]
-        targets = [V for V in in_hand if in_hand[V] > (cv == V or (V == 14 and cv == 1 and ace14))]
-
-        # Trail (C-trail, C-owner-trail, V-owner-may-trail, V-dom-trail, V-build-loose).
-        if _may_trail(r, owned, rest, same_rank):
-            m = new(Move)
-            m.kind, m.played_mask, m.taken_mask, m.value = "trail", cbit, 0, None
-            m.for_partner = m.orange = False
-            m.deck, m.multiple = deck, None
-            append(m)
-        if r.build_loose and _trail_allowed(r, owned, same_rank):
-            for V in targets:
-                vb = by_value.get(V)
-                if vb is not None and r.dom_build:
-                    continue  # V-dom-build: what is added to a build includes the played card
-                vcards = vb.cards if vb is not None else 0
-                made: set[int] = set()
-                for sm in table.parts(V):
-                    if not sm & ~vcards or vb is None and (sm.bit_count() < 2 or any(
-                            b.cards == sm for b in builds)):
-                        continue  # table cards must be added; a new build needs two
-                    tm = sm | vcards
-                    if tm in made or not keeps(rest, tm, [V]) or raises_own(tm, V):
-                        continue
-                    made.add(tm)
-                    total = sum(values[i] for i in bit_list(sm))
-                    out.append(make(deck, "trail", cbit, tm, V, vb is not None or total != V))
-
-        # Captures (C-capture, C-face, C-build-keep, V-dom-trail, V-build-as-card).
-        if cv is None:
-            for t in bit_list(same_rank):
-                _capture(out, r, deck, cbit, 1 << t, None)
+        key = play_keys[c]
+        if key == group:
+            if stop < 0:
+                stop = len(out)
+            for m0 in out[first:stop]:
+                m = new(Move)
+                m.kind = m0.kind
+                m.played_mask = cbit
+                m.taken_mask = m0.taken_mask
+                m.value = m0.value
+                m.for_partner = m0.for_partner
+                m.orange = m0.orange
+                m.deck = deck
+                m.multiple = m0.multiple
+                append(m)
             continue
-        need = same_rank if dom_trail else 0
-        seen: set[int] = set()
-        calls = r.orange_calls
-        for v in capture_values(r, cv):
-            b = by_value.get(v)
-            bcards = b.cards if b is not None else 0
-            for cm in table.parts(v):
-                for tm in (cm, cm | bcards) if bcards else (cm,):
-                    if not tm or tm in seen or need & ~tm or (owned and not keeps(rest, tm, [])):
-                        continue
-                    seen.add(tm)
-                    m = new(Move)
-                    m.kind, m.played_mask, m.taken_mask, m.value = "capture", cbit, tm, v
-                    m.for_partner = m.orange = False
-                    m.deck, m.multiple = deck, None
-                    append(m)
-                    if calls:  # V-tux-score: the capturer may call orange (falsely, too)
-                        append(make(deck, "capture", cbit, tm, v, None, False, True))
+        group = key
+        first = len(out)
+        stop = -1
+        cv = hand_values[c]
+        two = cv == 1 and ace14  # (a Royal Ace: captures as 1 and 14, backs builds of both)
+        if plain and cv is not None:
+            m = new(Move)  # the trail (C-trail)
+            m.kind = "trail"
+            m.played_mask = cbit
+            m.taken_mask = 0
+            m.value = None
+            m.for_partner = False
+            m.orange = False
+            m.deck = deck
+            m.multiple = None
+            append(m)
+            if not two and takes >> cv & 1 and (not builds or cv not in by_value):
+                for tm in table.parts(cv):  # captures (C-capture; parts lists 0 first)
+                    if tm:
+                        m = new(Move)
+                        m.kind = "capture"
+                        m.played_mask = cbit
+                        m.taken_mask = tm
+                        m.value = cv
+                        m.for_partner = False
+                        m.orange = False
+                        m.deck = deck
+                        m.multiple = None
+                        append(m)
+            elif two or takes >> cv & 1:
+                _captures(out, r, table, cbit, cv, by_value, two, 0, None)
+        else:
+            rest = hand ^ cbit
+            same_rank = loose & rank_mask[rank_of[c]]
+            # Trail (C-trail, C-owner-trail, V-owner-may-trail, V-dom-trail, V-build-loose).
+            if free_trail or _may_trail(r, owned, rest, same_rank):
+                append(Move.make(deck, "trail", cbit, 0, None))
+            if build_loose and _trail_allowed(r, owned, same_rank):
+                targets = _backed(held1, held2, cv, ace14)
+                for V in bit_list(targets):
+                    vb = by_value.get(V)
+                    if vb is not None and r.dom_build:
+                        continue  # V-dom-build: what is added to a build includes the card
+                    vcards = vb.cards if vb is not None else 0
+                    made: set[int] = set()
+                    for sm in table.parts(V):
+                        if not sm & ~vcards or vb is None and (sm.bit_count() < 2 or any(
+                                b.cards == sm for b in builds)):
+                            continue  # table cards must be added; a new build needs two
+                        tm = sm | vcards
+                        if tm in made or not keeps(rest, tm, [V]) or raises_own(tm, V):
+                            continue
+                        made.add(tm)
+                        total = sum(values[i] for i in bit_list(sm))
+                        append(Move.make(deck, "trail", cbit, tm, V,
+                                         vb is not None or total != V))
+            # Captures (C-capture, C-face, C-build-keep, V-dom-trail, V-build-as-card).
+            if cv is None:
+                for t in bit_list(same_rank):
+                    _capture(out, r, deck, cbit, 1 << t, None)
+                continue
+            if two or takes >> cv & 1:
+                ok = (lambda tm, rest=rest: keeps(rest, tm, [])) if owned else None
+                _captures(out, r, table, cbit, cv, by_value, two,
+                          same_rank if dom_trail else 0, ok, owned_cards,
+                          (lambda rest=rest: backs(r, rest, owned_values)) if owned else None)
 
         # Builds (C-build, C-build-raise, C-build-extend, C-one-per-value, V-dom-build).
-        if not r.building:
+        if not building:
             continue
-        for V in targets:
-            # Nothing to build: no items make V with the card and no single build to raise.
-            if not table.with_card(cv, V) and not any(b.value + cv <= V for b in singles):
+        # Values held besides this card, that some items make with it (``Items.with_card``:
+        # V - cv made by items, or the card alone a set of V with further sets or a build of V
+        # to join) or a single build raised by it reaches: the others build nothing.
+        alone = 1 << cv | (16384 if two else 0)
+        if singles:
+            raised = raise_all << low_single + cv if raise_all else single_mask << cv
+            targets = (held1 & ~alone | held2 & alone) & (
+                reach1 << cv + 1 | alone & makes | raised)
+        else:
+            raised = 0
+            targets = (held1 & ~alone | held2 & alone) & (reach1 << cv + 1 | alone & makes)
+        if not targets:
+            continue
+        if owned:
+            rest = hand ^ cbit
+        while targets:
+            low = targets & -targets
+            targets ^= low
+            V = low.bit_length() - 1
+            vb = by_value.get(V) if builds else None
+            if raise_all or as_card and (vb is not None or raised & low):
+                # V-raise-with-table, and V-build-as-card joins and raises: the general loop.
+                ok = (lambda tm, V=V, rest=rest: keeps(rest, tm, [V])
+                      and not raises_own(tm, V)) if owned else None
+                _builds(out, r, st, table, c, cv, V, vb, ok, False)
                 continue
-            # Ownership checks only matter when the seat owns builds (C-build-keep) or may
-            # not raise its own (V-dom-build); otherwise holding V besides c is enough.
-            ok = (lambda tm, V=V, rest=rest: keeps(rest, tm, [V]) and not raises_own(tm, V)) \
-                if owned else None
-            _builds(out, r, st, table, c, cv, V, by_value.get(V), ok, False)
+            # The plain case (``_builds`` without raises): every set the card makes with
+            # items, joined to the build of V if there is one; when the seat owns builds, it
+            # must still back them and V (C-build-keep) and not change its own (V-dom-build).
+            joins = vb is not None
+            vcards = vb.cards if joins else 0
+            if owned:
+                keep_v = backs(r, rest, owned_values + [V])
+            if reach >> V & 1 or V == 14 and aces or as_card:
+                # Other sets of V lie on the table: the collections of ``sets.with_card``.
+                found = with_card(vals, cv, V, ace14 and V == 14)
+                if len(found) > 48:  # (many: card masks by byte lookup tables)
+                    cards = table.cards_of([f >> 1 for f in found])
+                else:
+                    cards = []
+                    for f in found:
+                        pm = f >> 1
+                        lm = 0
+                        while pm:
+                            bit = pm & -pm
+                            lm |= masks[bit.bit_length() - 1]
+                            pm ^= bit
+                        cards.append(lm)
+            else:
+                # No items make V: the card with items making V - cv is a single set (in card
+                # order, as ``sets.with_card`` sorts them), or alone it joins the build of V.
+                found = None
+                if V > cv:
+                    cards = sorted_groups.get(V - cv)
+                    if cards is None:
+                        cards = table.sorted_groups(V - cv)
+                    if joins and alone & low:
+                        cards = [0] + cards
+                else:
+                    cards = [0] if joins else ()
+            for i, lm in enumerate(cards):
+                tm = lm | vcards
+                if not tm:
+                    continue  # the card alone is a trail, not a build
+                if owned and not (keep_v if not tm & owned_cards else
+                                  keeps(rest, tm, [V]) and not raises_own(tm, V)):
+                    continue
+                m = new(Move)
+                m.kind = "build"
+                m.played_mask = cbit
+                m.taken_mask = tm
+                m.value = V
+                m.for_partner = False
+                m.orange = False
+                m.deck = deck
+                m.multiple = joins or found is not None and not found[i] & 1
+                append(m)
+            if not raised & low:
+                continue
+            # Raising a single build by the played card to V (C-build-raise), plus further
+            # sets of V; as in ``_builds`` (the taken sets all differ: each raise takes its
+            # build's cards, which are not items).
+            for b in singles:
+                if b.value + cv != V:
+                    continue
+                base = b.cards | vcards
+                for sm in table.parts(V):
+                    tm = base | sm
+                    if owned and not (keeps(rest, tm, [V]) and not raises_own(tm, V)):
+                        continue
+                    m = new(Move)
+                    m.kind = "build"
+                    m.played_mask = cbit
+                    m.taken_mask = tm
+                    m.value = V
+                    m.for_partner = False
+                    m.orange = False
+                    m.deck = deck
+                    m.multiple = bool(sm) or joins
+                    append(m)
     if r.partner_build:
         _partner_builds(out, st, table, by_value, owned,
                         hand_ids if only is None else [only])
-    if tops:
+    if tops:  # V-swazi-steal: which taken cards are other sides' pile tops, and whose
+        noted: dict[int, tuple] = {}
         for m in out:
-            if m.taken_mask & tops:
-                mark_stolen(st, m)
+            stolen = m.taken_mask & tops
+            if stolen:
+                note = noted.get(stolen)
+                if note is None:
+                    note = noted[stolen] = tuple((c, top_side[c]) for c in bit_list(stolen))
+                m.stolen = note
     return out
+
+
+def _backed(held1: int, held2: int, cv: int | None, ace14: bool) -> int:
+    """The build values (bit mask) held besides a card of hand value ``cv``: ``held1`` and
+    ``held2`` are the values the hand holds at least once and twice (a Royal Ace: 1 and 14)."""
+    if cv is None:
+        return held1
+    own = 1 << cv | (16384 if cv == 1 and ace14 else 0)
+    return held1 & ~own | held2 & own
+
+
+def _captures(out: list, r: Rules, table: Items, cbit: int, cv: int, by_value: dict,
+              two: bool, need: int, ok, owned_cards: int = 0, keep_all=None) -> None:
+    """The captures of the card ``cbit`` of value ``cv`` (C-capture, V-build-as-card; ``two``:
+    a Royal Ace, as 1 and 14), in order: every collection of items splitting into sets of the
+    value, each also with the build of that value if there is one. ``need``: loose cards the
+    capture must take (V-dom-trail); ``ok(tm)``: C-build-keep, or None; ``keep_all()``: the
+    same when no own build is taken (``owned_cards``: their cards), asked once."""
+    deck = r.deck
+    calls = r.orange_calls
+    reach = table.reach
+    kept = None
+    # The same cards can be taken twice only by an Ace (as 1 and 14) or, when builds are items
+    # too, as loose cards and with a build (V-build-as-card).
+    seen = set() if two or r.build_as_card else None
+    for v in (1, 14) if two else (cv,):
+        b = by_value.get(v)
+        if b is None and not reach >> v & 1 and not (v == 14 and table.aces):
+            continue  # nothing makes v
+        bcards = b.cards if b is not None else 0
+        for cm in table.parts(v):
+            for tm in (cm, cm | bcards) if bcards else (cm,):
+                if not tm or need & ~tm:
+                    continue
+                if seen is not None:
+                    if tm in seen:
+                        continue
+                    seen.add(tm)
+                if ok is not None:  # C-build-keep
+                    if tm & owned_cards:
+                        if not ok(tm):
+                            continue
+                    else:
+                        if kept is None:
+                            kept = keep_all()
+                        if not kept:
+                            continue
+                out.append(Move.make(deck, "capture", cbit, tm, v))
+                if calls:  # V-tux-score: the capturer may call orange (falsely, too)
+                    out.append(Move.make(deck, "capture", cbit, tm, v, None, False, True))
 
 
 def mark_stolen(st, m: Move) -> Move:

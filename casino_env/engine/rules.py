@@ -284,6 +284,10 @@ class Rules:
     steal: bool = field(init=False, repr=False, compare=False)
     must_capture: bool = field(init=False, repr=False, compare=False)  # V-kryp-play
     penalties: bool = field(init=False, repr=False, compare=False)  # V-kryp-score: lower wins
+    # Per card id, for move generation: rank << 8 | hand value (cards with one key have the
+    # same moves), and the bit mask of the build values the card backs (a Royal Ace: 1, 14).
+    play_keys: tuple = field(init=False, repr=False, compare=False)
+    backing: tuple = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         p = PRESETS[self.variant]
@@ -322,6 +326,10 @@ class Rules:
         s(self, "steal", p.steal)
         s(self, "must_capture", p.values == "kryp")
         s(self, "penalties", p.scoring == "kryp")
+        s(self, "play_keys", tuple(rank << 8 | (v or 0) for rank, v in zip(deck.rank, hand)))
+        s(self, "backing", tuple(0 if v is None else 1 << v | (16384 if v == 1 and self.ace14
+                                                                   else 0)
+                                 for v in self.values))
 
     def side(self, seat: int) -> int:
         """The side a seat plays for: partners sit opposite, so with ``sides`` teams of two
