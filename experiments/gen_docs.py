@@ -64,23 +64,30 @@ def _pct(x: str) -> str:
 
 # The ladder's runs, in table order: the first presets', then the rest of the family's
 # (issue 20), each one `experiments.evaluate --ladder` run with its own --out.
-LADDERS = ("ladder", "ladder_family")
+LADDERS = ("ladder", "ladder_family", "ladder_kryp")
+
+
+RUNGS = (("greedy", "random"), ("heuristic", "greedy"), ("search", "heuristic"))
 
 
 def ladder_table() -> str:
     """The scripted ladder (summary.csv of each folder of ``LADDERS`` under
-    experiments/results)."""
+    experiments/results): one row per preset, one column per rung, games won by the stronger
+    agent with its 95% interval (the points per hand are in each folder's summary.md)."""
     rows = [r for name in LADDERS for r in _rows(RESULTS / name / "summary.csv")]
     if not rows:
         return ("_No ladder results yet: run `python -m experiments.evaluate --ladder "
                 "--out experiments/results/ladder`._")
-    out = ["| variant | A v B | games | games won by A [95% CI] | points/hand A−B [95% CI] |",
-           "|---|---|---|---|---|"]
+    cells: dict[str, dict[tuple[str, str], str]] = {}
     for r in rows:
-        out.append(f"| {r['variant']} | {r['a']} v {r['b']} | {r['games']} | "
-                   f"{_pct(r['win_rate'])} [{_pct(r['win_lo'])}, {_pct(r['win_hi'])}] | "
-                   f"{float(r['diff_per_hand']):+.2f} [{float(r['diff_lo']):+.2f}, "
-                   f"{float(r['diff_hi']):+.2f}] |")
+        cells.setdefault(r["variant"], {})[(r["a"], r["b"])] = (
+            f"{_pct(r['win_rate'])} [{_pct(r['win_lo'])}, {_pct(r['win_hi'])}] "
+            f"of {r['games']}")
+    out = ["| variant | " + " | ".join(f"{a} v {b}" for a, b in RUNGS) + " |",
+           "|---|" + "---|" * len(RUNGS)]
+    for variant, got in cells.items():
+        out.append(f"| {variant} | " + " | ".join(got.get(rung, "not run") for rung in RUNGS)
+                   + " |")
     return "\n".join(out)
 
 
