@@ -126,15 +126,26 @@ def baselines_table() -> str:
 
 
 def speed_table() -> str:
-    """Environment speed against PettingZoo references (experiments/results/bench_env.csv)."""
+    """Environment speed against PettingZoo references (experiments/results/bench_env.csv):
+    the references one row each, then one row per preset with both action modes."""
     rows = _rows(RESULTS / "bench_env.csv")
     if not rows:
         return "_No benchmark yet: run `python -m experiments.bench --out experiments/results`._"
-    out = ["| env (wrapped `env()`, random masked play) | agent-steps/s | × texas_holdem_v4 "
-           "| × connect_four_v3 |", "|---|---|---|---|"]
+    out = ["| env (wrapped `env()`, random masked play) | agent-steps/s | × connect_four_v3 |",
+           "|---|---|---|"]
+    modes: dict[str, dict[str, dict]] = {}
     for r in rows:
-        out.append(f"| {r['env']} | {int(float(r['steps_per_s'])):,} | {r['vs_texas_holdem']} | "
-                   f"{r['vs_connect_four']} |")
+        name, _, mode = r["env"].rpartition(" ")
+        if mode in ("compose", "enumerate"):
+            modes.setdefault(name, {})[mode] = r
+        else:
+            out.append(f"| {r['env']} | {int(float(r['steps_per_s'])):,} | "
+                       f"{r['vs_connect_four']} |")
+    for name, got in modes.items():
+        parts = [(m, got[m]) for m in ("compose", "enumerate") if m in got]
+        out.append(f"| {name} " + " / ".join(m for m, _ in parts) + " | "
+                   + " / ".join(f"{int(float(r['steps_per_s'])):,}" for _, r in parts) + " | "
+                   + " / ".join(r["vs_connect_four"] for _, r in parts) + " |")
     return "\n".join(out)
 
 
