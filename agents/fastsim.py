@@ -382,7 +382,7 @@ def simulate(st: State, side: int, game_bonus: float, fallback, policy: str = "c
                 if sr.cancel and all(sweeps):
                     sweeps = [k - 1 for k in sweeps]
             if sr.earned_wins:  # V-earned: the capture may bring a side to the target
-                v = _earned_end(st, sr, piles, sweeps, side, sd, game_bonus)
+                v = _earned_end(st, sr, piles, sweeps, side, game_bonus)
                 if v is not None:
                     return v
         else:
@@ -431,10 +431,10 @@ def _result(points, winner: int | None, side: int, game_bonus: float) -> float:
     return v
 
 
-def _earned_end(st: State, sr: SimRules, piles: list, sweeps: list, side: int, mover: int,
+def _earned_end(st: State, sr: SimRules, piles: list, sweeps: list, side: int,
                 game_bonus: float) -> float | None:
     """V-earned, as the engine plays it: the result if the points each side is sure of now
-    bring one to the target (the mover's side wins ties), else None."""
+    bring one to the target ahead of every other side, else None (a tie plays on, C-game)."""
     r = sr.rules
     taken = 0
     for p in piles:
@@ -443,7 +443,6 @@ def _earned_end(st: State, sr: SimRules, piles: list, sweeps: list, side: int, m
     points = earned(r, tuple(piles), tuple(sweeps), (), left)
     totals = [s + p for s, p in zip(st.scores, points)]
     best = max(totals)
-    if best < r.target:
+    if best < r.target or totals.count(best) > 1:
         return None
-    tops = [s for s, t in enumerate(totals) if t == best]
-    return _result(points, mover if mover in tops else tops[0], side, game_bonus)
+    return _result(points, totals.index(best), side, game_bonus)

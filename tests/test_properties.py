@@ -431,13 +431,14 @@ class Tracker:
         for item, s, p in hand_awards(r, piles, self.sweeps, None):
             got[s] += 0 if item in ("cards", "spades") else p  # (majorities: above)
         totals = [a + b for a, b in zip(prev.scores, got)]
-        reached = [s for s, t in enumerate(totals) if t >= r.target]
-        if not reached:
+        # Reaching the target wins only ahead of every other side: a tie on the highest total
+        # plays on (C-game), also in a hand begun on such a tie.
+        if max(totals) < r.target or totals.count(max(totals)) > 1:
             if any(new.hand_masks):  # (the hand's end may still win it: C-game)
                 assert not new.game_over
             return False
         assert new.game_over and new.hand_points == got and new.scores == totals
-        assert new.winner in reached and totals[new.winner] == max(totals)
+        assert new.winner == totals.index(max(totals))
         self.hands_done += 1
         return True
 

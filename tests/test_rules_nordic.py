@@ -505,6 +505,19 @@ def test_v_fin_score_earned_with_a_points_table():
     assert after.game_over and after.scores == [16, 3]
 
 
+def test_v_fin_score_earned_a_tie_at_sixteen_plays_on():
+    """C-game with V-earned: a hand begun with two sides tied at 16 (a tie plays another hand)
+    goes on until one of them is ahead: a capture earning nothing does not end it (it once
+    ended the game at the first capture, for the mover's side), the 10D's 2 points do."""
+    st = fin([["3H", "9C"], ["10C", "7D"]], ["3D", "10D"], scores=[16, 16],
+             stock=["8C", "8D", "8H", "8S"])
+    after = apply_move(st, "3H captures 3D")
+    assert not after.game_over and after.winner is None and after.scores == [16, 16]
+    after = apply_move(after, "10C captures 10D")
+    assert after.game_over and after.winner == 1 and after.scores == [16, 18]
+    assert after.hand_points == [0, 2]
+
+
 def test_v_fin_score_hand_end_points_reach_sixteen():
     """V-fin-score: points scored at the end of the hand (most cards with the residue) win
     too; without `earned` the game ends only at the end of a hand."""

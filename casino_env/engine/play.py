@@ -311,18 +311,16 @@ def _orange(st: State, seat: int, side: int, tm: int, called: bool) -> None:
 
 def _earned_win(st: State) -> bool:
     """V-earned / V-hun-end: the game ends as soon as a side's points, counted as earned,
-    bring it to the target (in place; True if it ended)."""
+    bring it to the target with the highest total (in place; True if it ended). Sides tied on
+    the highest total at or above the target play on (C-game: a tie plays another hand), so
+    a hand begun on such a tie goes on until one of them is ahead."""
     r = st.rules
     points = earned(r, st.pile_masks, st.sweeps, st.events, _left(st))
     totals = [s + p for s, p in zip(st.scores, points)]
-    reached = [s for s, t in enumerate(totals) if t >= r.target]
-    if not reached:
+    best = max(totals)
+    if best < r.target or totals.count(best) > 1:
         return False
-    best = max(totals[s] for s in reached)
-    tops = [s for s in reached if totals[s] == best]
-    side = r.side(st.current)
-    winner = side if side in tops else tops[0]
-    _end_game(st, points, winner)
+    _end_game(st, points, totals.index(best))
     return True
 
 
