@@ -400,7 +400,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
                                  f"table (max_table={self.max_table})"}
         if done or crowded:
             if done and self.reward_mode == "win":
-                self._reward_sides(win_returns(st))
+                self._reward_sides(win_returns(st, self.episode))
             if done:
                 self.terminations = dict.fromkeys(self.agents, True)
             self._accumulate_rewards()

@@ -3,7 +3,8 @@
 ``points``: each side's points minus the mean of the other sides' (zero-sum; negated in
 krypkasino, whose points are penalties). ``win``: the
 stake to the winning side and ``-stake/(sides-1)`` to each other side, 0 to all on a draw; a
-one-hand episode is won by the side with strictly the most points that hand.
+one-hand episode is won by the side with strictly the most points that hand (worth 1), a game
+by the game's winner (a game stopped early: the strict leader of the scores so far).
 """
 
 from __future__ import annotations
@@ -22,26 +23,36 @@ def points_returns(points: Sequence[int], penalties: bool = False) -> list[float
     return [sign * (p - (total - p) / (s - 1)) for p in points]
 
 
-def win_returns(st: State) -> list[float]:
-    """Per side: +stake to the winner, -stake/(sides-1) to the others, zeros on a draw (the
-    game's winner once it is over, else the hand's strict leader)."""
+def _leader(points: Sequence[int], penalties: bool) -> int | None:
+    """The side with strictly the most points (the fewest in a penalty game), else None."""
+    pts = [-p for p in points] if penalties else list(points)
+    best = max(pts)
+    return pts.index(best) if pts.count(best) == 1 else None
+
+
+def win_returns(st: State, episode: str = "game") -> list[float]:
+    """Per side: +stake to the winner, -stake/(sides-1) to the others, zeros on a draw. A
+    one-hand episode (``episode="hand"``) is won by the hand's strict leader, worth 1, even
+    when that hand also ends the game; a game by its winner, worth ``st.stake`` (2 for a
+    double game); a game stopped before its end (OpenSpiel's ``max_hands``) by the strict
+    leader of the scores so far, worth 1 (krypkasino: the fewest points lead)."""
     s = st.rules.sides
-    winner = st.winner
-    if winner is None and st.hand_points is not None:
-        pts = list(st.hand_points)
-        if st.rules.penalties:  # krypkasino: the fewest penalty points lead
-            pts = [-p for p in pts]
-        best = max(pts)
-        winner = pts.index(best) if pts.count(best) == 1 else None
+    stake = 1.0
+    if episode == "hand":
+        winner = _leader(st.hand_points, st.rules.penalties)
+    elif st.game_over:
+        winner = st.winner
+        stake = float(st.stake)  # a Nagy or Bicycle double game is worth 2
+    else:
+        winner = _leader(st.scores, st.rules.penalties)
     if winner is None:
         return [0.0] * s
-    stake = float(st.stake)  # a Nagy double game is worth 2
     return [stake if i == winner else -stake / (s - 1) for i in range(s)]
 
 
 def side_returns(st: State, episode: str, reward: str) -> list[float]:
     """Per side: the return of an episode (``hand`` or ``game``) that ended in ``st``."""
     if reward == "win":
-        return win_returns(st)
+        return win_returns(st, episode)
     return points_returns(st.hand_points if episode == "hand" else st.scores,
                           st.rules.penalties)

@@ -250,3 +250,24 @@ def test_json_through_the_spec_round_trips(moves):
         game.state_from_json("{}")
     with pytest.raises(ValueError, match="rules differ"):
         load("casino").state_from_json(s.to_json())
+
+
+@pytest.mark.parametrize("variant,seed", [("krypkasino", 2), ("swedish", 4)])
+def test_win_of_a_game_stopped_by_max_hands_follows_the_scores(variant, seed):
+    """docs/openspiel.md: a game still going after ``max_hands`` ends with the scores so far,
+    so ``reward="win"`` goes to the strict leader of those scores (krypkasino: the fewest
+    penalty points, V-kryp-end), not to the last hand's leader (as it once did)."""
+    game = pyspiel.load_game("python_casino", {"variant": variant, "episode": "game",
+                                               "reward": "win", "max_hands": 2})
+    s, rng = game.new_initial_state(), random.Random(seed)
+    while not s.is_terminal():
+        s.apply_action(rng.choice([a for a, _ in s.chance_outcomes()] if s.is_chance_node()
+                                  else s.legal_actions()))
+    st = s._st
+    assert not st.game_over and st.hand_no == 2
+    sign = -1 if st.rules.penalties else 1
+    scores = [sign * p for p in st.scores]
+    hand = [sign * p for p in st.hand_points]
+    leader = scores.index(max(scores))
+    assert scores.count(max(scores)) == 1 and hand.index(max(hand)) != leader  # the case
+    assert s.returns() == [1.0 if leader == 0 else -1.0, 1.0 if leader == 1 else -1.0]

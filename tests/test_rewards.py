@@ -9,7 +9,8 @@ play checks that the returns are zero-sum and equal:
 - ``reward="points"``: the side's points minus the mean of the other sides' points, over the
   hand (``episode="hand"``) or the whole game (``episode="game"``: the final scores);
 - ``reward="win"``: the stake to the winning side and ``-stake/(sides-1)`` to each other, 0 to
-  all on a draw (a one-hand episode is won by the side with strictly the most hand points).
+  all on a draw (a one-hand episode is won by the side with strictly the most hand points and
+  is worth 1, also when that hand ends the game).
 
 In krypkasino points are penalties: the points return is negated and a one-hand episode is won
 by the side with strictly the fewest hand points (V-kryp-end).
@@ -45,12 +46,14 @@ def expected_returns(env, episode: str, reward: str) -> list[float]:
         total = sum(points)
         per_side = [sign * (p - (total - p) / (s - 1)) for p in points]
     else:
-        winner = st.winner
-        if winner is None and st.hand_points is not None:
+        # A one-hand episode: the hand's strict leader, worth 1, also when the hand ends the
+        # game; a game: its winner and stake.
+        winner, stake = st.winner, float(st.stake)
+        if episode == "hand":
             hand = [sign * p for p in st.hand_points]
             best = max(hand)
             winner = hand.index(best) if hand.count(best) == 1 else None
-        stake = float(st.stake)
+            stake = 1.0
         per_side = ([0.0] * s if winner is None else
                     [stake if i == winner else -stake / (s - 1) for i in range(s)])
     return [per_side[r.side(seat)] for seat in range(r.players)]
@@ -153,3 +156,36 @@ def test_rllib_returns_are_zero_sum_and_equal_the_outcome(variant, players, part
     if truncs["__all__"] and not terms["__all__"]:
         return
     check(sums, expected_returns(env.env, episode, reward), agents)
+
+
+def _play_from(variant: str, scores: list[int], reward: str, seed: int) -> tuple[dict, object]:
+    """A one-hand episode of ``variant`` from a new deal whose scores are ``scores``, random
+    masked play; (the sums of ``last()`` rewards per agent, the final state)."""
+    spec = casino_env.engine.new_game(variant, 2, seed=seed).to_spec()
+    spec["scores"] = scores
+    spec.pop("seed")
+    env = casino_env.env(variant=variant, episode="hand", reward=reward,
+                         action_mode="enumerate")
+    env.reset(seed=seed, options={"state": spec})
+    rng = np.random.default_rng(seed)
+    sums = dict.fromkeys(env.possible_agents, 0.0)
+    for agent in env.agent_iter():
+        obs, rew, term, trunc, _ = env.last()
+        sums[agent] += rew
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return sums, env.unwrapped.state
+
+
+@pytest.mark.parametrize("variant,scores,seed", [("swedish", [15, 0], 0),
+                                                  ("krypkasino", [45, 30], 9)])
+def test_win_of_a_one_hand_episode_that_ends_the_game_goes_to_the_hand(variant, scores, seed):
+    """The rewards table: with ``episode="hand"`` the win goes to the hand's strict leader
+    (krypkasino: the fewest penalty points, V-kryp-end), also when that hand ends the game
+    and the game's winner is the other side (it once went to the game's winner)."""
+    sums, st = _play_from(variant, scores, "win", seed)
+    assert st.game_over
+    hand = list(st.hand_points)
+    leader = hand.index(min(hand) if st.rules.penalties else max(hand))
+    assert hand.count(hand[leader]) == 1 and st.winner != leader  # the case that matters
+    assert [sums["player_0"], sums["player_1"]] == [1.0 if leader == 0 else -1.0,
+                                                    1.0 if leader == 1 else -1.0]
