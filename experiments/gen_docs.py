@@ -48,7 +48,6 @@ def sizes() -> str:
 
 
 RESULTS = ROOT / "experiments" / "results"
-BASELINE_OPPONENTS = ("random", "greedy", "heuristic", "search")
 
 
 def _rows(path: Path) -> list[dict]:
@@ -91,37 +90,56 @@ def ladder_table() -> str:
     return "\n".join(out)
 
 
+# The agents put through the benchmark protocol for the README (issue 17 item 3), in table
+# order: (folder under experiments/results/protocol, training folder under experiments/results
+# whose train_log.json says how the model was made, the model's name in the table).
+PROTOCOL_RUNS = tuple((f"cloned_{v}", f"train/{v}", f"{v}, cloned") for v in (
+    "casino", "royal", "dominican", "hungarian", "tuxedo", "spade", "wippen")) + (
+    ("scratch_casino_s0", "scratch/casino_s0", "casino, RL from scratch (MLP, seed 0)"),)
+
+
+def _trained(folder: Path) -> str:
+    """How a model was made, from its train_log.json (and config.json's teacher)."""
+    log = json.loads((folder / "train_log.json").read_text())
+    parts = []
+    if log.get("bc"):
+        config = folder / "config.json"
+        teacher = json.loads(config.read_text())["bc"]["teacher"] if config.exists() else "?"
+        parts.append(f"cloned {log['bc']['decisions'] / 1e3:.0f}k {teacher} decisions")
+    steps = log["ppo"]["timesteps"]
+    if steps or not parts:
+        parts.append(f"{steps / 1e6:.1f}M PPO steps from scratch" if not parts
+                     else f"{steps / 1e3:.0f}k PPO steps")
+    return f"{log['train_minutes']:.0f} min: " + " + ".join(parts)
+
+
+def _interval(r: dict, key: str) -> str:
+    return (f"{100 * float(r[key]):.1f}% [{100 * float(r[key + '_lo']):.1f}, "
+            f"{100 * float(r[key + '_hi']):.1f}]")
+
+
 def baselines_table() -> str:
-    """The shipped baselines (MaskablePPO policies cloned from search, plus PPO steps if any):
-    hands won against each opponent (eval_final.csv of experiments/results/train/<variant>),
-    rows variants, columns opponents."""
-    out = ["| variant | trained | " + " | ".join(f"vs {o}" for o in BASELINE_OPPONENTS) + " |",
-           "|---|---|" + "---|" * len(BASELINE_OPPONENTS)]
-    found = False
-    for variant in list_variants():
-        folder = RESULTS / "train" / variant
-        rows = {r["opponent"]: r for r in _rows(folder / "eval_final.csv")}
+    """The shipped models through benchmark protocol v1 (results.csv of each folder of
+    ``PROTOCOL_RUNS``): hands won against each of v1's opponents with 95% intervals over
+    duplicate deals, one row per model."""
+    out, opponents, labels = [], None, set()
+    for name, train, label in PROTOCOL_RUNS:
+        rows = _rows(RESULTS / "protocol" / name / "results.csv")
         if not rows:
             continue
-        found = True
-        log = json.loads((folder / "train_log.json").read_text())
-        parts = []
-        if log.get("bc"):
-            teacher = json.loads((folder / "config.json").read_text())["bc"]["teacher"]
-            parts.append(f"cloned {log['bc']['decisions'] / 1e3:.0f}k {teacher} decisions")
-        if log["ppo"]["timesteps"] or not parts:
-            parts.append(f"{log['ppo']['timesteps'] / 1e3:.0f}k PPO steps")
-        trained = f"{log['train_minutes']:.0f} min: " + " + ".join(parts)
-        cells = []
-        for o in BASELINE_OPPONENTS:
-            r = rows.get(o)
-            cells.append("–" if r is None else f"{_pct(r['win_rate'])} ± "
-                         f"{50 * (float(r['paired_hi']) - float(r['paired_lo'])):.1f} "
-                         f"({r['hands']})")
-        out.append(f"| {variant} | {trained} | " + " | ".join(cells) + " |")
-    if not found:
-        return ("_No baselines yet: run `python -m experiments.train --config ... "
-                "--out experiments/results/train/<variant>`._")
+        labels.add(f"{rows[0]['protocol']} (`{rows[0]['protocol_hash']}`)")
+        if opponents is None:
+            opponents = [r["opponent"] for r in rows]
+            out += ["| model | trained | " + " | ".join(f"v {o}" for o in opponents) + " |",
+                    "|---|---|" + "---|" * len(opponents)]
+        by_opp = {r["opponent"]: r for r in rows}
+        cells = [_interval(by_opp[o], "hands_won") if o in by_opp else "–" for o in opponents]
+        out.append(f"| {label} | "
+                   f"{_trained(RESULTS / train)} | " + " | ".join(cells) + " |")
+    if not out:
+        return ("_No protocol results yet: run `python -m experiments.evaluate --protocol v1 "
+                "--agent ppo:PATH --out experiments/results/protocol/<name>`._")
+    out.append(f"\nHands won [95% CI], benchmark protocol {', '.join(sorted(labels))}.")
     return "\n".join(out)
 
 
