@@ -25,8 +25,8 @@ from casino_env.engine.view import PlayerView
 
 from .base import Agent, check_bool, check_choice, check_int, check_number
 from .fastsim import POLICIES, simulate, supported
-from .scripted import HeuristicAgent, _twin, greedy_choice
-from .valuation import Weights, rules_values, static_weights
+from .scripted import HeuristicAgent, greedy_choice
+from .valuation import Weights, static_weights
 
 
 def hand_result(start: State, st: State, side: int, game_bonus: float) -> float:
@@ -42,48 +42,19 @@ def hand_result(start: State, st: State, side: int, game_bonus: float) -> float:
     return v
 
 
-def penalty_choice(st: State, moves: list[Move], w: Weights, sweep: float) -> Move:
-    """The rollout move of a penalty game (krypkasino, V-kryp-score): the fewest penalty points
-    taken now, a sweep counting its cost ``sweep`` (< 0; twice for a dubbeltabbe, and twice
-    again when the player before, whom it credits, is on another side), so that rollout players
-    avoid sweeps as players do; a trail counts 0 and sheds its most penalized card (first in
-    canonical order on ties)."""
-    best, bk = moves[0], None
-    loose = st.loose_mask
-    r = st.rules
-    if r.side((st.current - 1) % r.players) != r.side(st.current):
-        sweep *= 2
-    for m in moves:
-        if m.kind == "capture":
-            v = w.value(m.played_mask | m.taken_mask)
-            if not loose & ~m.taken_mask:
-                v += sweep * (2 if _twin(r, m) else 1)
-            k = (v, 0, -(m.played_mask | m.taken_mask).bit_count())
-        else:
-            k = (0.0, 1, -w.value(m.played_mask))
-        if bk is None or k > bk:
-            best, bk = m, k
-    return best
-
-
 def rollout(st: State, w: Weights, rng: random.Random, epsilon: float = 0.0) -> State:
     """Play to the end of the current hand with the greedy policy for every seat (with
-    probability ``epsilon`` a random move instead); the state after the hand's last move. In a
-    penalty game the greedy policy takes the fewest penalties now, sweeps included
-    (``penalty_choice``)."""
+    probability ``epsilon`` a random move instead); the state after the hand's last move."""
     hp = st.hand_points
     penalties = getattr(st.rules, "penalties", False)  # krypkasino: fewest penalties now
-    sweep = rules_values(st.rules).sweep_points if penalties else 0.0
     while st.hand_points is hp and not st.game_over:
         moves = generate(st)
         if len(moves) == 1:
             m = moves[0]
         elif epsilon and rng.random() < epsilon:
             m = moves[rng.randrange(len(moves))]
-        elif penalties:
-            m = penalty_choice(st, moves, w, sweep)
         else:
-            m = greedy_choice(moves, w)
+            m = greedy_choice(moves, w, penalties)
         st = play(st, m)
     return st
 

@@ -99,26 +99,3 @@ def test_more_players_and_partners_play_legal_moves():
     assert four.rules.sides == 2
     for st in (three, four):
         assert HeuristicAgent().choose(PlayerView(st, 0)) in legal_moves(st)
-
-
-def test_search_rollouts_avoid_a_sweep():
-    """V-kryp-score: the search agent's rollout players take the fewest penalty points now,
-    a sweep included. Both cards must capture (V-kryp-play); 8D takes the whole table
-    (no penalty cards, but a sweep: it costs 5 and credits the player before 5), 5S takes 5C
-    (1 point for the spade). The greedy agent, blind to sweeps, sweeps; the rollout policy
-    takes the spade."""
-    from agents.search import penalty_choice
-    from agents.valuation import rules_values, static_weights
-
-    st = mk([["8D", "5S"], ["3D"]], ["3H", "5C"], stock=STOCK)
-    moves = legal_moves(st)
-    assert {str(m) for m in moves} == {"8D captures 3H+5C", "5S captures 5C"}
-    w = static_weights(st.rules)
-    assert str(scripted.greedy_choice(moves, w, True)) == "8D captures 3H+5C"
-    sweep = rules_values(st.rules).sweep_points
-    assert sweep == -5
-    assert str(penalty_choice(st, moves, w, sweep)) == "5S captures 5C"
-    # A table the capture does not clear: the fewest penalties decide, as for greedy.
-    st = mk([["8D", "5S"], ["3D"]], ["3H", "5C", "QD"], stock=STOCK)
-    moves = legal_moves(st)
-    assert str(penalty_choice(st, moves, w, sweep)) == "8D captures 3H+5C"
