@@ -62,8 +62,10 @@ def _pct(x: str) -> str:
 
 
 # The ladder's runs, in table order: the first presets', then the rest of the family's
-# (issue 20), each one `experiments.evaluate --ladder` run with its own --out.
-LADDERS = ("ladder", "ladder_family", "ladder_kryp")
+# (issue 20), each one `experiments.evaluate` run with its own --out; a later run's rung
+# replaces an earlier one's for the same preset (swazi's 400 games at seed 1 after the family's
+# 200 at seed 0).
+LADDERS = ("ladder", "ladder_family", "ladder_swazi", "ladder_kryp")
 
 
 RUNGS = (("greedy", "random"), ("heuristic", "greedy"), ("search", "heuristic"))
