@@ -21,7 +21,7 @@ from functools import lru_cache
 
 from casino_env.engine import Rules, State
 from casino_env.engine.cards import SPADE, bit_list
-from casino_env.engine.scoring import awards, earned, sweep_scores
+from casino_env.engine.scoring import awards, earned, earned_winner, sweep_scores
 
 from .valuation import _groups, ace14, static_weights
 
@@ -442,7 +442,5 @@ def _earned_end(st: State, sr: SimRules, piles: list, sweeps: list, side: int,
     left = (r.deck.size - taken.bit_count(), (sr.spade & ~taken).bit_count())
     points = earned(r, tuple(piles), tuple(sweeps), (), left)
     totals = [s + p for s, p in zip(st.scores, points)]
-    best = max(totals)
-    if best < r.target or totals.count(best) > 1:
-        return None
-    return _result(points, totals.index(best), side, game_bonus)
+    winner = earned_winner(totals, r.target)
+    return None if winner is None else _result(points, winner, side, game_bonus)

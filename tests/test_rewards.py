@@ -59,10 +59,11 @@ def expected_returns(env, episode: str, reward: str) -> list[float]:
     return [per_side[r.side(seat)] for seat in range(r.players)]
 
 
-def play_aec(env, seed: int) -> tuple[dict[str, float], bool]:
-    """Random masked play; sums what ``last()`` gives each agent. Returns (sums, truncated)."""
+def play_aec(env, seed: int, options: dict | None = None) -> tuple[dict[str, float], bool]:
+    """Random masked play (from ``options``' state if given); sums what ``last()`` gives each
+    agent. Returns (sums, truncated)."""
     rng = np.random.default_rng(seed)
-    env.reset(seed=seed)
+    env.reset(seed=seed, options=options)
     sums = dict.fromkeys(env.possible_agents, 0.0)
     truncated = False
     for agent in env.agent_iter(100_000):
@@ -166,13 +167,7 @@ def _play_from(variant: str, scores: list[int], reward: str, seed: int) -> tuple
     spec.pop("seed")
     env = casino_env.env(variant=variant, episode="hand", reward=reward,
                          action_mode="enumerate")
-    env.reset(seed=seed, options={"state": spec})
-    rng = np.random.default_rng(seed)
-    sums = dict.fromkeys(env.possible_agents, 0.0)
-    for agent in env.agent_iter():
-        obs, rew, term, trunc, _ = env.last()
-        sums[agent] += rew
-        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    sums, _ = play_aec(env, seed, {"state": spec})
     return sums, env.unwrapped.state
 
 

@@ -21,7 +21,15 @@ from .moves import (
     resolve_copies,
 )
 from .rules import make_rules
-from .scoring import certain, criteria, earned, finish_hand, restricted, sweep_scores
+from .scoring import (
+    certain,
+    criteria,
+    earned,
+    earned_winner,
+    finish_hand,
+    restricted,
+    sweep_scores,
+)
 from .sets import partitions
 from .state import Build, Sides, State, check_seed, pile_of, renumber, stealable
 
@@ -317,10 +325,10 @@ def _earned_win(st: State) -> bool:
     r = st.rules
     points = earned(r, st.pile_masks, st.sweeps, st.events, _left(st))
     totals = [s + p for s, p in zip(st.scores, points)]
-    best = max(totals)
-    if best < r.target or totals.count(best) > 1:
+    winner = earned_winner(totals, r.target)
+    if winner is None:
         return False
-    _end_game(st, points, totals.index(best))
+    _end_game(st, points, winner)
     return True
 
 

@@ -161,6 +161,16 @@ def _tied(out: list, item: str, counts: list[int], points: int) -> None:
         out.extend((item, side, points // 2) for side, k in enumerate(counts) if k == best)
 
 
+def earned_winner(totals: list[int], target: int) -> int | None:
+    """V-earned: the side whose total, earned points included, reaches ``target`` strictly
+    ahead of every other side; None while none does (sides tied on the highest total play on,
+    C-game)."""
+    best = max(totals)
+    if best < target or totals.count(best) > 1:
+        return None
+    return totals.index(best)
+
+
 def earned(rules: Rules, piles: tuple, sweeps: tuple, events: tuple, left: tuple) -> list[int]:
     """Points each side is already sure of during play (V-earned, V-hun-end)."""
     points = [0] * rules.sides
