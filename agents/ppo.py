@@ -473,6 +473,11 @@ class PPOAgent(Agent):
             return moves[0]
         if len(moves) > self.max_moves:  # the environment's overflow policy
             moves = overflow_order(moves)[:self.max_moves]
+        obs, mask = self._enumerate_obs(view, moves)
+        return moves[self._pick(obs, mask)]
+
+    def _enumerate_obs(self, view: PlayerView, moves: list[Move]) -> tuple[dict, np.ndarray]:
+        """The enumerate-mode observation of ``view`` with ``moves`` (at most K) in the slots."""
         k = self.max_moves
         feats = np.zeros((k, N_FEATURES), np.float32)
         moves_features(moves, feats)
@@ -482,7 +487,25 @@ class PPOAgent(Agent):
                "action_mask": mask, "action_features": feats}
         if self.hints:
             obs["move_hints"] = move_hints(view, moves, self._heuristic, k)
-        return moves[self._pick(obs, mask)]
+        return obs, mask
+
+    def move_logits(self, view: PlayerView, moves: list[Move]) -> np.ndarray:
+        """The policy's logit of each of ``moves`` (legal moves of ``view``, enumerate-mode
+        models only), in their order; -inf for a move beyond the K the policy sees (the
+        environment's overflow order decides which). Search uses these as its prior."""
+        if self.compose:
+            raise ValueError("move_logits needs an enumerate-mode model (this one composes "
+                             "moves sub-action by sub-action)")
+        if view.rules != self.rules:
+            raise ValueError(self._mismatch(view.rules))
+        seen = overflow_order(moves)[:self.max_moves] if len(moves) > self.max_moves \
+            else moves
+        obs, mask = self._enumerate_obs(view, seen)
+        logits = self.logits(obs, mask)[:len(seen)].astype(np.float64)
+        if seen is moves:
+            return logits
+        slot = {id(m): i for i, m in enumerate(seen)}
+        return np.array([logits[slot[id(m)]] if id(m) in slot else -np.inf for m in moves])
 
     def _compose(self, view: PlayerView, moves: list[Move]) -> Move:
         comp = Composer(view.state, moves)

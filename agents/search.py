@@ -59,6 +59,37 @@ def rollout(st: State, w: Weights, rng: random.Random, epsilon: float = 0.0) -> 
     return st
 
 
+class Guide:
+    """A model's move logits as a prior in points: ``temperature * (logit - best logit)``."""
+
+    def __init__(self, agent, temperature: float) -> None:
+        self.agent = agent
+        self.temperature = temperature
+
+    def prior(self, view: PlayerView, moves: list[Move]) -> list[float]:
+        z = self.agent.move_logits(view, moves)
+        z = self.temperature * (z - z.max())
+        return [float(x) if x > -1e30 else -1e9 for x in z]  # beyond K: never a candidate
+
+
+def _load_guide(path: object, temperature: float | None) -> Guide:
+    """The ``guide`` option: an enumerate-mode model file (ValueError naming the problem)."""
+    import json
+
+    from .ppo import PPOAgent, env_config_path
+
+    if not isinstance(path, str) or not path:
+        raise ValueError(f"guide must be the path of an enumerate-mode model, got {path!r}")
+    agent = PPOAgent.load(path)
+    if agent.compose:
+        raise ValueError(f"guide {path}: the model composes moves (action_mode compose); "
+                         "search needs one logit per legal move (an enumerate-mode model)")
+    if temperature is None:
+        side = env_config_path(agent.path or path)
+        temperature = json.loads(side.read_text()).get("score_temperature") or 1.0
+    return Guide(agent, check_number("guide_temperature", temperature, 0.0))
+
+
 class SearchAgent(Agent):
     """Information-set Monte Carlo search (determinization + fast rollouts to hand end).
 
@@ -74,8 +105,12 @@ class SearchAgent(Agent):
     ``hand_bonus``: points added to a rollout's result when it wins the hand for the searching
     side and taken off when it loses it (default 0: the point difference alone; above 0 values
     winning the hand itself, what a hand-by-hand match counts); ``fast``: play rollouts in
-    ``agents.fastsim`` where the variant allows (the engine otherwise). Each option is
-    checked here (ValueError naming it): ints >= 1, numbers >= 0, ``epsilon`` in [0, 1]."""
+    ``agents.fastsim`` where the variant allows (the engine otherwise). ``guide``: the path
+    of an enumerate-mode model (``PPOAgent``) whose move logits, times ``guide_temperature``
+    points (default: the model's ``score_temperature`` in its side-car, else 1), replace the
+    heuristic's scores as the prior and the choice of candidates (expert iteration,
+    ``experiments.exit``). Each option is checked here (ValueError naming it): ints >= 1,
+    numbers >= 0, ``epsilon`` in [0, 1]."""
 
     name = "search"
 
@@ -83,7 +118,8 @@ class SearchAgent(Agent):
                  max_candidates: int = 8, epsilon: float = 0.0,
                  game_bonus: float = 0.0, fast: bool = True, policy: str = "builder",
                  prior: float = 0.5, margin: float | None = None,
-                 hand_bonus: float = 0.0) -> None:
+                 hand_bonus: float = 0.0, guide: str | None = None,
+                 guide_temperature: float | None = None) -> None:
         super().__init__(seed)
         # Checked here, not at the first decision: a bad option is refused where it is given.
         self.hand_bonus = check_number("hand_bonus", hand_bonus, 0.0)
@@ -96,6 +132,7 @@ class SearchAgent(Agent):
         self.epsilon = check_number("epsilon", epsilon, 0.0, 1.0)
         self.game_bonus = check_number("game_bonus", game_bonus, 0.0)
         self.heuristic = HeuristicAgent(seed)
+        self.guide = None if guide is None else _load_guide(guide, guide_temperature)
         # The last decision's searched moves with their final scores (rollout mean plus the
         # prior term; a forced move or a lone candidate scores 0): what behaviour cloning
         # can distil as soft targets (``experiments.bc``).
@@ -106,7 +143,8 @@ class SearchAgent(Agent):
         if len(moves) == 1:
             self.last_scores = [(moves[0], 0.0)]
             return moves[0]
-        prior = self.heuristic.scores(view, moves)
+        prior = self.heuristic.scores(view, moves) if self.guide is None else \
+            self.guide.prior(view, moves)
         order = sorted(range(len(moves)), key=lambda i: -prior[i])[: self.max_candidates]
         # Moves the heuristic rates far below its best would need a rollout edge of
         # prior * margin points to be chosen: not worth their share of the budget.
@@ -143,6 +181,7 @@ class SearchAgent(Agent):
         # Successive halving: every round spends an equal share of the budget on the live
         # candidates (new deals, shared by all of them), then keeps the better half.
         alive = list(range(len(cands)))
+        dropped: list[list[int]] = []  # the moves each halving dropped, in its order
         rounds = max(1, math.ceil(math.log2(len(cands))))
         for rnd in range(rounds):
             share = self.simulations // rounds if rnd < rounds - 1 else \
@@ -155,7 +194,16 @@ class SearchAgent(Agent):
                 done[j] = len(dets)
             alive.sort(key=lambda j: (-(totals[j] / done[j] + self.prior * pri[j]), j))
             if rnd < rounds - 1:
-                alive = alive[: max(2, (len(alive) + 1) // 2)]
-        self.last_scores = [(c, totals[j] / done[j] + self.prior * pri[j])
-                            for j, c in enumerate(cands)]
+                keep = max(2, (len(alive) + 1) // 2)
+                dropped.append(alive[keep:])
+                alive = alive[:keep]
+        # The search's ranking: the last round's order, then each earlier round's dropped
+        # moves. A move dropped early has a mean over fewer deals that may exceed a survivor's
+        # final mean; its reported score is capped at the score of every move ranked above it,
+        # so that the chosen move scores highest (what distillation fits, experiments.bc).
+        scores = [0.0] * len(cands)
+        cap = math.inf
+        for j in alive + [j for out in reversed(dropped) for j in out]:
+            cap = scores[j] = min(cap, totals[j] / done[j] + self.prior * pri[j])
+        self.last_scores = [(c, scores[j]) for j, c in enumerate(cands)]
         return cands[alive[0]]

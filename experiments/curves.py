@@ -45,7 +45,8 @@ class Metric:
 
 def plot_steps_and_minutes(rows: list[dict], path: Path, metrics: Sequence[Metric],
                            group: str = "opponent", title: str = "",
-                           minutes_label: str = "wall-clock minutes") -> None:
+                           minutes_label: str = "wall-clock minutes",
+                           steps_label: str = "environment steps") -> None:
     """One row of two panels per metric: the metric against environment steps
     (``timesteps``) on the left and against wall-clock ``minutes`` on the right, one line
     per value of ``group`` (the opponent) with its interval shaded. A group with a single
@@ -83,11 +84,12 @@ def plot_steps_and_minutes(rows: list[dict], path: Path, metrics: Sequence[Metri
             if xs and max(xs) == min(xs):  # a single evaluation: give it some room
                 span = max(1.0, abs(xs[0]) * 0.1)
                 ax.set_xlim(xs[0] - span, xs[0] + span)
-            ax.set_xlabel("environment steps" if xkey == "timesteps" else minutes_label)
+            ax.set_xlabel(steps_label if xkey == "timesteps" else minutes_label)
             ax.set_ylabel(m.label)
             ax.ticklabel_format(axis="x", style="plain", useOffset=False)
             ax.grid(alpha=0.3)
-            ax.legend(fontsize=8)
+            if ax.get_legend_handles_labels()[0]:
+                ax.legend(fontsize=8)
     if title:
         fig.suptitle(title, fontsize=10)
     fig.tight_layout(rect=(0, 0, 1, 0.97) if title else None)

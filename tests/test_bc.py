@@ -31,7 +31,7 @@ def _config(**bc_over) -> dict:
 
 def test_search_reports_the_scores_it_chose_by():
     """``last_scores``: every searched move is legal, at most ``max_candidates`` of them, and
-    the chosen move among them; a forced move scores 0 alone."""
+    the chosen move among them with the highest score; a forced move scores 0 alone."""
     agent = SearchAgent(seed=3, simulations=40, max_candidates=5)
     st = new_game("casino", 2, seed=11)
     checked = 0
@@ -46,6 +46,10 @@ def test_search_reports_the_scores_it_chose_by():
             assert agent.last_scores == [(move, 0.0)]
         else:
             assert all(math.isfinite(s) for _, s in agent.last_scores)
+            # the chosen move scores highest, even against a move dropped early on a mean of
+            # fewer deals (scores are capped down the search's ranking)
+            chosen = next(s for m, s in agent.last_scores if m == move)
+            assert chosen == max(s for _, s in agent.last_scores)
         st = apply_move(st, move)
         checked += 1
 
