@@ -157,17 +157,22 @@ def collect(cfg: dict, out: Path, k: int, progress: bool = True) -> int:
                    unit="dec")
     done = 0
     workers = min(d["workers"], len(jobs))
-    results = map(_collect_shard, jobs) if workers == 1 else \
-        mp.get_context("forkserver").Pool(workers).imap_unordered(_collect_shard, jobs)
-    for path, demos in results:
-        tmp = Path(path).with_suffix(".tmp.npz")
-        bc.save_demos(demos, str(tmp))
-        tmp.replace(path)  # a shard is there whole or not at all
-        done += len(demos)
+    pool = mp.get_context("forkserver").Pool(workers) if workers > 1 else None
+    try:
+        results = pool.imap_unordered(_collect_shard, jobs) if pool else \
+            map(_collect_shard, jobs)
+        for path, demos in results:
+            tmp = Path(path).with_suffix(".tmp.npz")
+            bc.save_demos(demos, str(tmp))
+            tmp.replace(path)  # a shard is there whole or not at all
+            done += len(demos)
+            if bar is not None:
+                bar.update(len(demos))
+    finally:
+        if pool is not None:
+            pool.terminate()
         if bar is not None:
-            bar.update(len(demos))
-    if bar is not None:
-        bar.close()
+            bar.close()
     return done
 
 
@@ -271,8 +276,8 @@ def duplicate_match(model: str, opponent: str, cfg: dict, hands: int, seed: int,
     for chunk in chunks:  # deals renumbered so each part's deals stay distinct units
         for g in chunk:
             g.deal += offset
-            res.records.append(g)
-        offset += max((g.deal for g in chunk), default=-1) + 1 - offset
+        res.records.extend(chunk)
+        offset = max((g.deal for g in res.records), default=-1) + 1
     s = summarize_pair(res)
     return {"hands": s.hands, "win_rate": s.win_rate, "lo": s.win_lo, "hi": s.win_hi,
             "diff_per_hand": s.diff_per_hand, "diff_lo": s.diff_lo, "diff_hi": s.diff_hi}

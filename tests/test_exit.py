@@ -180,3 +180,13 @@ def test_shipped_exit_configs_load():
         cfg = ex.load_config(path)
         assert cfg["env"]["variant"] == path.stem
         assert cfg["fit"]["score_temperature"] > 0
+
+
+def test_evaluation_split_over_processes_keeps_every_deal_a_unit():
+    """8 hands on 2 processes: 4 deals (2 per process, renumbered apart), each played from
+    both seats; greedy beats random on most of them."""
+    cfg = ex.load_config(None)
+    r = ex.duplicate_match("greedy", "random", cfg, 8, 0, 2)
+    assert r["hands"] == 8
+    assert 0.0 <= r["lo"] <= r["win_rate"] <= r["hi"] <= 1.0
+    assert r["lo"] < r["hi"]  # four deal units: a real interval, not a single one
