@@ -65,6 +65,7 @@ for _name, _size in FEATURES:
     _o += _size
 KIND_SLICE = slice(_FEAT_OFFSET["kind"][0], _FEAT_OFFSET["kind"][0] + _FEAT_OFFSET["kind"][1])
 N_RANKS = 13
+REACH = 16  # the largest capture value of any preset (Finnish 10D from hand)
 LOGIT_PAD = -1e8  # logits of the empty move slots (masked anyway)
 
 # Environment settings a model needs to rebuild its observations (saved beside the model).
@@ -120,9 +121,12 @@ class CardSummaries(nn.Module):
     """Fixed (not learnt) card summaries computed from the observation: the table as one card
     set, the cards nobody has seen, and counts per rank (captures and builds go by value), for
     the context; and for each candidate move the table it leaves, the hand it leaves and the
-    cards it captures, as card sets and per-rank counts."""
+    cards it captures, as card sets and per-rank counts; with ``values`` (``table_values``),
+    also which sums 1..16 the cards of the table it leaves can make (what a card of that value
+    could take there: a fact of the rules, like the legal moves, not an evaluation)."""
 
-    def __init__(self, segments: dict[str, list[int]], deck_size: int = N_CARDS) -> None:
+    def __init__(self, segments: dict[str, list[int]], deck_size: int = N_CARDS,
+                 values: list[int] | None = None, copies: int = 1) -> None:
         super().__init__()
         self.seg = {k: (int(v[0]), int(v[1])) for k, v in segments.items()}
         ranks = torch.zeros(N_CARDS, N_RANKS)
@@ -134,6 +138,19 @@ class CardSummaries(nn.Module):
         self.register_buffer("full", full, persistent=False)
         self.context_dim = N_CARDS + 3 * N_RANKS
         self.move_dim = N_CARDS + 3 * N_RANKS + 2
+        # With ``values`` (each card kind's value on the table, 0 for none): which sums
+        # 1..REACH the loose cards a move leaves can make (a rules fact, no evaluation).
+        self.values = None
+        if values is not None:
+            if len(values) != N_CARDS:
+                raise ValueError(f"values: expected {N_CARDS} card values, got {len(values)}")
+            onehot = torch.zeros(N_CARDS, REACH + 1)
+            for c, v in enumerate(values):
+                if 0 < v <= REACH:
+                    onehot[c, v] = float(copies)  # a plane holds copies / copies
+            self.register_buffer("value_onehot", onehot, persistent=False)
+            self.values = sorted({v for v in values if 0 < v <= REACH})
+            self.move_dim += REACH
 
     def _part(self, obs: torch.Tensor, name: str) -> torch.Tensor:
         start, size = self.seg[name]
@@ -164,8 +181,26 @@ class CardSummaries(nn.Module):
         got = (played + taken) * capture
         r = self.ranks
         n_left = left.sum(-1, keepdim=True)
-        return torch.cat([left, left @ r, hand_left @ r, got @ r, (n_left == 0).to(feats.dtype),
-                          n_left / 16], -1)
+        out = [left, left @ r, hand_left @ r, got @ r, (n_left == 0).to(feats.dtype),
+               n_left / 16]
+        if self.values is not None:
+            out.append(self.sums(left)[:, 1:])
+        return torch.cat(out, -1)
+
+    def sums(self, cards: torch.Tensor) -> torch.Tensor:
+        """(B, REACH + 1): 1 where some set of the ``cards`` (B x 52 planes) adds up to that
+        sum (0 always can): subset-sum reachability by value, with each value's count."""
+        count = cards @ self.value_onehot  # cards of each value
+        reach = torch.zeros(cards.shape[0], REACH + 1, dtype=cards.dtype, device=cards.device)
+        reach[:, 0] = 1
+        for v in self.values:
+            new = reach
+            for j in range(1, REACH // v + 1):
+                has = (count[:, v:v + 1] > j - 0.5).to(cards.dtype)
+                shifted = torch.nn.functional.pad(reach[:, :REACH + 1 - j * v], (j * v, 0))
+                new = torch.maximum(new, shifted * has)
+            reach = new
+        return reach
 
 
 class MoveScorer(nn.Module):
@@ -176,13 +211,14 @@ class MoveScorer(nn.Module):
     def __init__(self, obs_dim: int, n_features: int, max_moves: int,
                  segments: dict[str, list[int]], deck_size: int = N_CARDS, hidden: int = 256,
                  pair_hidden: int = 128, layers: int = 2, hint_dim: int = 0,
-                 prior_temperature: float = 0.0) -> None:
+                 prior_temperature: float = 0.0, values: list[int] | None = None,
+                 copies: int = 1) -> None:
         super().__init__()
         self.hint_dim = hint_dim
         # With hints, logits = heuristic score / temperature + learnt residual (zero at first).
         self.prior_scale = 1.0 / (HINT_SCALE * prior_temperature) if (
             hint_dim and prior_temperature > 0) else 0.0
-        self.summaries = CardSummaries(segments, deck_size)
+        self.summaries = CardSummaries(segments, deck_size, values, copies)
         in_dim = obs_dim + self.summaries.context_dim
         self.max_moves = max_moves
         self.latent_dim_pi = max_moves
@@ -235,7 +271,8 @@ class MoveScoringPolicy(MaskableMultiInputActorCriticPolicy):
     """MaskablePPO policy for ``action_mode="enumerate"`` with ``dict_obs=True``: logits come
     from ``MoveScorer`` (one shared scorer per candidate move), not from a linear layer over a
     fixed set of action ids. ``scorer_kwargs``: ``segments`` (observation layout offsets,
-    required), ``deck_size``, ``hidden``, ``pair_hidden``, ``layers``. An observation key
+    required), ``deck_size``, ``hidden``, ``pair_hidden``, ``layers``, and ``values`` /
+    ``copies`` (``table_values``: the table-sum features of each move). An observation key
     ``move_hints`` (K x h, see ``move_hints``) adds per-move inputs; with it,
     ``prior_temperature`` > 0 (points) makes the logits the heuristic's scores divided by that
     temperature plus a learnt residual that starts at zero (a residual policy: the argmax
@@ -275,6 +312,15 @@ class MoveScoringPolicy(MaskableMultiInputActorCriticPolicy):
         data.pop("features_extractor_kwargs", None)
         data.pop("net_arch", None)
         return data
+
+
+def table_values(rules: Rules) -> dict:
+    """``scorer_kwargs`` for the move scorer's table sums: each card kind's value on the table
+    (0: none, e.g. Casino's court cards, which only pair) and the deck's copies of a card."""
+    copies = rules.deck.copies
+    kinds = rules.deck.size // copies
+    values = [(rules.values[k * copies] or 0) if k < kinds else 0 for k in range(N_CARDS)]
+    return {"values": values, "copies": copies}
 
 
 def scorer_segments(layout: Layout) -> dict[str, list[int]]:
@@ -564,4 +610,4 @@ register_loader("ppo", load_ppo)
 
 __all__ = ["ModelNotFoundError", "MoveScoringPolicy", "PPOAgent", "check_env_config",
            "describe_rules", "encode_view", "load_ppo", "move_hints", "save_env_config",
-           "scorer_segments", "snapshot_policy"]
+           "scorer_segments", "snapshot_policy", "table_values"]

@@ -41,7 +41,8 @@ DEFAULTS: dict = {
     "env": {"variant": "casino", "players": 2, "partnerships": None, "max_moves": 64,
             "hints": "heuristic", "observation": "full", "switches": {},
             "reward_scale": 0.1},
-    "policy": {"hidden": 256, "pair_hidden": 128, "layers": 2, "prior_temperature": 0.0},
+    "policy": {"hidden": 256, "pair_hidden": 128, "layers": 2, "prior_temperature": 0.0,
+               "table_sums": False},
     "expert": {"spec": "search", "guided": True},
     "data": {"decisions": 20_000, "shard": 1_000, "explore": 0.05, "window": 2,
              "opponents": {"heuristic": 2, "greedy": 1, "self": 2}, "workers": 2},
@@ -191,7 +192,7 @@ def new_model(cfg: dict, seed: int):
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from agents.ppo import MoveScoringPolicy, scorer_segments
+    from agents.ppo import MoveScoringPolicy, scorer_segments, table_values
     from casino_env.encoding import Layout
     from casino_env.engine.rules import make_rules
     from experiments.train import env_kwargs
@@ -205,6 +206,8 @@ def new_model(cfg: dict, seed: int):
     scorer = {"segments": scorer_segments(layout), "deck_size": layout.rules.deck.size,
               "hidden": pol["hidden"], "pair_hidden": pol["pair_hidden"],
               "layers": pol["layers"], "prior_temperature": float(pol["prior_temperature"])}
+    if pol["table_sums"]:
+        scorer.update(table_values(layout.rules))
     return MaskablePPO(MoveScoringPolicy, venv, n_steps=64, batch_size=64, seed=seed,
                        device="cpu", verbose=0, policy_kwargs={"scorer_kwargs": scorer})
 

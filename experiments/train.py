@@ -117,6 +117,7 @@ from agents.ppo import (
     save_env_config,
     scorer_segments,
     snapshot_policy,
+    table_values,
 )
 from agents.tournament import play_match
 from casino_env.encoding import Layout
@@ -135,7 +136,7 @@ DEFAULTS: dict[str, Any] = {
             "hints": None, "baseline": None, "observation": "full",
             "switches": {}},
     "policy": {"hidden": 256, "pair_hidden": 128, "layers": 2, "net_arch": [256, 256],
-               "prior_temperature": 0.0},
+               "prior_temperature": 0.0, "table_sums": False},
     "bc": {"teacher": "heuristic", "decisions": 0, "explore": 0.05, "epochs": 3,
            "batch_size": 512, "learning_rate": 1e-3, "value_coef": 0.5, "temperature": 0.0,
            "score_temperature": 0.0, "save_demos": "", "load_demos": "",
@@ -374,6 +375,8 @@ def build_model(cfg: dict, venv, tensorboard_log: str | None, seed: int) -> Fine
             "hidden": pol["hidden"], "pair_hidden": pol["pair_hidden"],
             "layers": pol["layers"],
             "prior_temperature": float(pol.get("prior_temperature") or 0.0)}}
+        if pol.get("table_sums"):  # which sums the table each move leaves can make
+            policy_kwargs["scorer_kwargs"].update(table_values(layout.rules))
     else:
         policy = "MlpPolicy"
         policy_kwargs = {"net_arch": list(pol["net_arch"])}
