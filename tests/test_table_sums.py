@@ -96,3 +96,18 @@ def test_table_sums_is_a_setting_of_the_training_config():
                       {"policy": {"table_sums": True}})
     check_from_scratch(cfg)  # a rules fact, not a scripted agent's knowledge: allowed
     assert cfg["policy"]["table_sums"] is True
+
+
+def test_the_table_sums_config_is_the_move_scorer_config_plus_the_sums():
+    """experiments/configs/scratch_sums/casino.toml changes nothing but policy.table_sums (and
+    its run's name), so its curve compares with the move scorer's."""
+    from experiments.train import check_from_scratch, load_config, run_dir
+
+    sums = load_config("experiments/configs/scratch_sums/casino.toml")
+    scorer = load_config("experiments/configs/scratch_scorer/casino.toml")
+    check_from_scratch(sums)
+    assert sums["policy"]["table_sums"] is True and scorer["policy"]["table_sums"] is False
+    for section in scorer:
+        diff = {k for k in scorer[section] if scorer[section][k] != sums[section].get(k)}
+        assert diff == {"policy": {"table_sums"}, "run": {"name"}}.get(section, set()), section
+    assert run_dir(sums).name == "sums_casino_s0"
