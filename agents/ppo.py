@@ -122,8 +122,9 @@ class CardSummaries(nn.Module):
     set, the cards nobody has seen, and counts per rank (captures and builds go by value), for
     the context; and for each candidate move the table it leaves, the hand it leaves and the
     cards it captures, as card sets and per-rank counts; with ``values`` (``table_values``),
-    also which sums 1..16 the cards of the table it leaves can make (what a card of that value
-    could take there: a fact of the rules, like the legal moves, not an evaluation)."""
+    also which sums 1..16 the cards of the table it leaves can make, loose or in builds (a
+    fact of the rules, like the legal moves, not an evaluation; it overstates what a card
+    could take where builds stand, since a build is taken whole at its value)."""
 
     def __init__(self, segments: dict[str, list[int]], deck_size: int = N_CARDS,
                  values: list[int] | None = None, copies: int = 1) -> None:
@@ -176,7 +177,8 @@ class CardSummaries(nn.Module):
         played = feats[:, 0:N_CARDS]
         taken = feats[:, N_CARDS:2 * N_CARDS]
         capture = feats[:, KIND_SLICE][:, 1:2]
-        left = (table * (1 - taken) + played * (1 - capture)).clamp(0, 1)
+        # (x - taken, not x * (1 - taken): with two decks a plane holds copies / 2)
+        left = ((table - taken).clamp(0, 1) + played * (1 - capture)).clamp(0, 1)
         hand_left = (hand - played).clamp(0, 1)
         got = (played + taken) * capture
         r = self.ranks

@@ -62,6 +62,8 @@ def rollout(st: State, w: Weights, rng: random.Random, epsilon: float = 0.0) -> 
 class Guide:
     """A model's move logits as a prior in points: ``temperature * (logit - best logit)``."""
 
+    UNSEEN = -1e9  # the prior of a move beyond the K moves the network sees
+
     def __init__(self, agent, temperature: float) -> None:
         self.agent = agent
         self.temperature = temperature
@@ -69,7 +71,7 @@ class Guide:
     def prior(self, view: PlayerView, moves: list[Move]) -> list[float]:
         z = self.agent.move_logits(view, moves)
         z = self.temperature * (z - z.max())
-        return [float(x) if x > -1e30 else -1e9 for x in z]  # beyond K: never a candidate
+        return [float(x) if x > -1e30 else self.UNSEEN for x in z]
 
 
 def _load_guide(path: object, temperature: float | None) -> Guide:
@@ -145,7 +147,10 @@ class SearchAgent(Agent):
             return moves[0]
         prior = self.heuristic.scores(view, moves) if self.guide is None else \
             self.guide.prior(view, moves)
-        order = sorted(range(len(moves)), key=lambda i: -prior[i])[: self.max_candidates]
+        order = sorted(range(len(moves)), key=lambda i: -prior[i])
+        if self.guide is not None:  # moves beyond the network's K are never candidates
+            order = [i for i in order if prior[i] > Guide.UNSEEN]
+        order = order[: self.max_candidates]
         # Moves the heuristic rates far below its best would need a rollout edge of
         # prior * margin points to be chosen: not worth their share of the budget.
         if self.margin is not None:

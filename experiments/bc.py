@@ -35,7 +35,7 @@ class Demos:
     ret: np.ndarray  # (N,) float32: the hand's scaled reward for the learner
     n: np.ndarray  # (N,) number of legal actions (enumerate: filled slots)
     start: np.ndarray | None = None  # (N,) offsets into rows
-    rows: np.ndarray | None = None  # (sum n, F) uint8 action features
+    rows: np.ndarray | None = None  # (sum n, F) float16 action features
     hints: np.ndarray | None = None  # (sum n, H) float32 move hints (when the env has them)
     mask: np.ndarray | None = None  # (N, A) bool (compose)
     # (sum n,) float32 teacher's score of each legal move (enumerate mode, a teacher that
@@ -79,7 +79,8 @@ def _collect_worker(args: tuple) -> Demos:
             act_l.append(a)
             n_l.append(int(mask.sum()))
             if enumerate_mode:
-                rows_l.append(obs["action_features"][:int(mask.sum())].astype(np.uint8))
+                # float16, not uint8: with two decks a card plane holds copies / 2
+                rows_l.append(obs["action_features"][:int(mask.sum())].astype(np.float16))
                 if "move_hints" in obs:
                     hint_l.append(obs["move_hints"][:int(mask.sum())].copy())
                 if scored:

@@ -177,11 +177,16 @@ def collect(cfg: dict, out: Path, k: int, progress: bool = True) -> int:
     return done
 
 
+def shards(out: Path, k: int) -> list[Path]:
+    """Iteration ``k``'s finished shard files."""
+    return sorted(p for p in (out / "data").glob(f"it{k}_s*.npz")
+                  if not p.name.endswith(".tmp.npz"))
+
+
 def window_demos(cfg: dict, out: Path, k: int) -> bc.Demos:
     """The decisions of iterations ``k - window + 1 .. k`` (all their shards)."""
     lo = max(0, k - cfg["data"]["window"] + 1)
-    files = sorted(p for i in range(lo, k + 1) for p in (out / "data").glob(f"it{i}_s*.npz")
-                   if not p.name.endswith(".tmp.npz"))
+    files = [p for i in range(lo, k + 1) for p in shards(out, i)]
     if not files:
         raise FileNotFoundError(f"no decisions for iterations {lo}..{k} in {out / 'data'}")
     return bc.merge([bc.load_demos(str(p)) for p in files])
@@ -296,7 +301,7 @@ def evaluate(cfg: dict, out: Path, k: int) -> list[dict]:
     for opp, hands in ev["hands"].items():
         rows.append({"agent": "network", "opponent": opp,
                      **duplicate_match(model, opp, cfg, int(hands), seed, ev["workers"])})
-    if ev["guided_hands"]:
+    if ev["guided_hands"] and cfg["expert"]["guided"]:
         guided = expert_spec(cfg, out, k + 1)
         rows.append({"agent": "guided search", "opponent": ev["guided_against"],
                      **duplicate_match(guided, ev["guided_against"], cfg,
@@ -349,10 +354,12 @@ def run(cfg: dict, out: Path, iterations: int | None = None, progress: bool = Tr
     """Run (or resume) expert iteration up to ``iterations``; returns the progress record."""
     out.mkdir(parents=True, exist_ok=True)
     saved = out / "config.json"
-    core = {k: v for k, v in cfg.items() if k != "run"}
+    def core(c: dict) -> dict:  # everything but how far to go
+        return {**c, "run": {k: v for k, v in c["run"].items() if k != "iterations"}}
+
     if saved.exists():
-        before = {k: v for k, v in json.loads(saved.read_text()).items() if k != "run"}
-        if before != core:
+        before = core(json.loads(saved.read_text()))
+        if before != core(cfg):
             raise ValueError(f"{out} holds a run with other settings ({saved}); resume with "
                              "the same config, or give another --out")
     saved.write_text(json.dumps(cfg, indent=2, sort_keys=True) + "\n")
@@ -367,7 +374,9 @@ def run(cfg: dict, out: Path, iterations: int | None = None, progress: bool = Tr
                 continue
             t0 = time.perf_counter()
             if stage == "collect":
-                it["collected"] += collect(cfg, out, k, progress)
+                collect(cfg, out, k, progress)
+                # what is on disk (shards written before an interruption count too)
+                it["collected"] = len(shards(out, k)) * cfg["data"]["shard"]
                 log(f"it{k}: {it['collected']} decisions of {expert_spec(cfg, out, k)}")
             elif stage == "fit":
                 it["fit"] = fit(cfg, out, k, progress)

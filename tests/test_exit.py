@@ -78,6 +78,10 @@ def test_move_logits_beyond_k_are_minus_infinity(run2):
     assert all(np.isfinite(z[i]) == (id(m) in ids) for i, m in enumerate(moves))
     best = moves[int(np.argmax(z))]
     assert best == agent.choose(view)  # the agent picks among the same K moves
+    # guided search never considers a move the network does not see, whatever its budget
+    wide = SearchAgent(seed=0, simulations=48, max_candidates=100, prior=0.0,
+                       guide=str(out / "it0" / "model.zip"))
+    assert wide.choose(view) in kept and len(wide.last_scores) == 24
 
 
 def test_guided_search_takes_its_candidates_from_the_network(run2):
@@ -146,13 +150,14 @@ def test_rerun_resumes_and_an_interrupted_collect_fills_only_missing_shards(run2
     before = (copy / "data" / "it1_s0.npz").read_bytes()
     prog = ex.run(cfg, copy, 2, progress=False, log=lambda _: None)  # all done: nothing new
     assert prog["iterations"][1]["collected"] == 30
-    # interrupt iteration 1 in its collect stage with one shard written
+    # interrupted in iteration 1's collect stage with one shard written: progress.json is
+    # saved when a stage ends, so it knows iteration 0 only
     (copy / "data" / "it1_s1.npz").unlink()
     p = json.loads((copy / "progress.json").read_text())
-    p["iterations"][1] = {"k": 1, "done": [], "minutes": {}, "collected": 15}
+    p["iterations"] = p["iterations"][:1]
     (copy / "progress.json").write_text(json.dumps(p))
     prog = ex.run(cfg, copy, 2, progress=False, log=lambda _: None)
-    assert prog["iterations"][1]["collected"] == 30  # 15 before + the missing shard's 15
+    assert prog["iterations"][1]["collected"] == 30  # the shard on disk + the missing one
     assert (copy / "data" / "it1_s0.npz").read_bytes() == before  # kept, not redone
     again = bc.load_demos(str(copy / "data" / "it1_s1.npz"))
     first = bc.load_demos(str(out / "data" / "it1_s1.npz"))
@@ -170,6 +175,9 @@ def test_bad_configs_are_refused(run2, tmp_path):
     other = ex.load_config(None, {**TINY, "fit": {"epochs": 3, "batch_size": 16}})
     with pytest.raises(ValueError, match="other settings"):
         ex.run(other, out, 2, progress=False)
+    reseeded = ex.load_config(None, {**TINY, "run": {"seed": 1}})
+    with pytest.raises(ValueError, match="other settings"):  # another seed's data and models
+        ex.run(reseeded, out, 2, progress=False)
     assert ex.main(["--config", str(tmp_path / "missing.toml")]) == 2
 
 
@@ -190,3 +198,14 @@ def test_evaluation_split_over_processes_keeps_every_deal_a_unit():
     assert r["hands"] == 8
     assert 0.0 <= r["lo"] <= r["win_rate"] <= r["hi"] <= 1.0
     assert r["lo"] < r["hi"]  # four deal units: a real interval, not a single one
+
+
+def test_two_deck_action_features_survive_collection():
+    """Krypkasino's card planes hold copies / 2 (0.5 for one copy): the recorded rows keep
+    them (an integer type would round every single copy to 0)."""
+    kw = {"variant": "krypkasino", "players": 2, "action_mode": "enumerate", "max_moves": 32,
+          "dict_obs": True, "opponent": "greedy"}
+    demos = bc.collect(kw, "greedy", 20, explore=0.0, seed=0, progress=False)
+    played = demos.rows[:, :52].astype(np.float32)
+    assert played.sum(1).min() > 0  # every move plays a card
+    assert set(np.unique(played)) <= {0.0, 0.5, 1.0} and 0.5 in played
