@@ -214,9 +214,10 @@ class MoveScorer(nn.Module):
                  segments: dict[str, list[int]], deck_size: int = N_CARDS, hidden: int = 256,
                  pair_hidden: int = 128, layers: int = 2, hint_dim: int = 0,
                  prior_temperature: float = 0.0, values: list[int] | None = None,
-                 copies: int = 1) -> None:
+                 copies: int = 1, privileged_dim: int = 0) -> None:
         super().__init__()
         self.hint_dim = hint_dim
+        self.privileged_dim = privileged_dim  # hidden-card inputs of the critic (training)
         # With hints, logits = heuristic score / temperature + learnt residual (zero at first).
         self.prior_scale = 1.0 / (HINT_SCALE * prior_temperature) if (
             hint_dim and prior_temperature > 0) else 0.0
@@ -226,7 +227,7 @@ class MoveScorer(nn.Module):
         self.latent_dim_pi = max_moves
         self.latent_dim_vf = hidden
         self.policy_net = _mlp([in_dim] + [hidden] * layers)
-        self.value_net = _mlp([in_dim] + [hidden] * layers)
+        self.value_net = _mlp([in_dim + privileged_dim] + [hidden] * layers)
         self.context = nn.Linear(hidden, pair_hidden)
         self.move = nn.Linear(n_features + self.summaries.move_dim + hint_dim, pair_hidden,
                               bias=False)
@@ -256,9 +257,14 @@ class MoveScorer(nn.Module):
                             device=x.device)
         return logits.index_put((rows, slots), scores)
 
+    def _critic(self, x: torch.Tensor, features: dict[str, torch.Tensor]) -> torch.Tensor:
+        if self.privileged_dim:
+            x = torch.cat([x, features["privileged"]], 1)
+        return self.value_net(x)
+
     def forward(self, features: dict[str, torch.Tensor]) -> tuple[torch.Tensor, torch.Tensor]:
         x, parts = self._inputs(features)
-        return self._actor(x, parts, features), self.value_net(x)
+        return self._actor(x, parts, features), self._critic(x, features)
 
     def forward_actor(self, features: dict[str, torch.Tensor]) -> torch.Tensor:
         x, parts = self._inputs(features)
@@ -266,7 +272,7 @@ class MoveScorer(nn.Module):
 
     def forward_critic(self, features: dict[str, torch.Tensor]) -> torch.Tensor:
         x, _ = self._inputs(features)
-        return self.value_net(x)
+        return self._critic(x, features)
 
 
 class MoveScoringPolicy(MaskableMultiInputActorCriticPolicy):
@@ -275,6 +281,9 @@ class MoveScoringPolicy(MaskableMultiInputActorCriticPolicy):
     fixed set of action ids. ``scorer_kwargs``: ``segments`` (observation layout offsets,
     required), ``deck_size``, ``hidden``, ``pair_hidden``, ``layers``, and ``values`` /
     ``copies`` (``table_values``: the table-sum features of each move). An observation key
+    ``privileged`` (``experiments.train_env.privileged_features``: the hidden cards) goes to
+    the critic only, for training; the actor never reads it, so a trained policy plays
+    without it. An observation key
     ``move_hints`` (K x h, see ``move_hints``) adds per-move inputs; with it,
     ``prior_temperature`` > 0 (points) makes the logits the heuristic's scores divided by that
     temperature plus a learnt residual that starts at zero (a residual policy: the argmax
@@ -291,10 +300,11 @@ class MoveScoringPolicy(MaskableMultiInputActorCriticPolicy):
     def _build_mlp_extractor(self) -> None:
         space = self.observation_space
         hints = space.spaces.get("move_hints")
+        priv = space.spaces.get("privileged")
         self.mlp_extractor = MoveScorer(
             space["observation"].shape[0], space["action_features"].shape[1],
             space["action_features"].shape[0], hint_dim=hints.shape[1] if hints else 0,
-            **self.scorer_kwargs)
+            privileged_dim=priv.shape[0] if priv else 0, **self.scorer_kwargs)
 
     def _build(self, lr_schedule) -> None:
         super()._build(lr_schedule)
@@ -576,7 +586,9 @@ class PPOAgent(Agent):
         """Masked logits of the policy for one observation (masked-out actions ~ -1e8)."""
         with torch.no_grad():
             if self.dict_obs:
-                obs_t = {k: torch.as_tensor(obs[k]).unsqueeze(0) for k in self.obs_keys}
+                # (a key only the critic reads, such as "privileged", is not needed here)
+                obs_t = {k: torch.as_tensor(obs[k]).unsqueeze(0) for k in self.obs_keys
+                         if k in obs}
             else:
                 obs_t = torch.as_tensor(obs["observation"]).unsqueeze(0)
             dist = self.policy.get_distribution(obs_t, action_masks=mask[None].astype(bool))

@@ -133,7 +133,7 @@ DEFAULTS: dict[str, Any] = {
     "env": {"variant": "casino", "players": 2, "partnerships": None,
             "action_mode": "enumerate", "max_moves": 128, "episode": "hand",
             "reward": "points", "reward_scale": 0.1, "win_bonus": 0.0, "auto_forced": True,
-            "hints": None, "baseline": None, "observation": "full",
+            "hints": None, "baseline": None, "observation": "full", "privileged": False,
             "switches": {}},
     "policy": {"hidden": 256, "pair_hidden": 128, "layers": 2, "net_arch": [256, 256],
                "prior_temperature": 0.0, "table_sums": False},
@@ -233,6 +233,20 @@ def check_from_scratch(cfg: dict) -> None:
                          "evaluators.")
 
 
+def check_privileged(cfg: dict) -> None:
+    """``env.privileged`` (hidden cards for the critic) needs the move-scoring policy
+    (enumerate mode) and no behaviour cloning, whose recorded decisions do not keep them."""
+    e, b = cfg["env"], cfg["bc"]
+    if not e.get("privileged"):
+        return
+    if e["action_mode"] != "enumerate":
+        raise ValueError("env.privileged feeds the hidden cards to the move-scoring policy's "
+                         "critic: it needs env.action_mode = \"enumerate\"")
+    if int(b.get("decisions") or 0) or b.get("load_demos"):
+        raise ValueError("env.privileged: behaviour cloning (bc.decisions, bc.load_demos) does "
+                         "not record the hidden cards the critic reads; set bc.decisions = 0")
+
+
 def check_fine_tuning(cfg: dict) -> None:
     """The fine-tuning settings make sense together: ``ppo.init_model`` (PPO from a trained
     model's weights) excludes behaviour cloning, which would start from scratch again;
@@ -329,6 +343,8 @@ def env_kwargs(cfg: dict, opponent: object = "random") -> dict:
               win_bonus=float(e.get("win_bonus") or 0.0), hints=e.get("hints") or None,
               baseline=e.get("baseline") or None, opponent=opponent,
               observation=e.get("observation") or "full")
+    if e.get("privileged"):  # hidden cards for the critic only (enumerate mode)
+        kw["privileged"] = True
     kw.update(e.get("switches") or {})
     return kw
 
@@ -1027,6 +1043,7 @@ def train(cfg: dict, out: str | Path, runs: str | Path | None = None,
     torch.set_num_threads(1)  # more threads are 25x slower on this machine's small batches
     check_from_scratch(cfg)
     check_fine_tuning(cfg)
+    check_privileged(cfg)
     out = Path(out)
     runs = Path(runs) if runs is not None else run_dir(cfg)
     ckpt = prepare_run(cfg, out, runs, resume, fresh)
@@ -1356,6 +1373,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         check_from_scratch(cfg)
         check_fine_tuning(cfg)
+        check_privileged(cfg)
         out = a.out or run_dir(cfg)
     except ValueError as exc:
         raise SystemExit(f"{a.config}: {exc}") from None

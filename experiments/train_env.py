@@ -18,6 +18,8 @@ from stable_baselines3.common.vec_env.base_vec_env import CloudpickleWrapper
 
 from agents import Agent
 from agents.ppo import HINT_DIM, move_hints
+from casino_env.encoding import N_CARDS
+from casino_env.engine import State
 from casino_env.engine.play import play
 from casino_env.engine.view import PlayerView
 from casino_env.returns import points_returns
@@ -39,6 +41,11 @@ class TrainEnv(CasinoEnv):
     - ``hints="heuristic"`` (enumerate mode, ``dict_obs``) adds the observation key
       ``move_hints``: the heuristic's evaluation of each move slot (``agents.ppo.move_hints``,
       which ``PPOAgent`` computes the same way from its view);
+    - ``privileged=True`` (``dict_obs``) adds the observation key ``privileged``: what the
+      learner's seat cannot see — each other seat's hand and the stock's order
+      (``privileged_features``) — for a critic that learns the hand's value from the whole
+      deal (``MoveScoringPolicy`` feeds it to the value network only; the actor never reads
+      it, and an agent playing the policy leaves it out);
     - ``baseline="heuristic"`` (``episode="hand"``) scores each hand *in duplicate*: the same
       deal is also played with the baseline agent in the learner's seat against the same
       opponents, and the learner's reward is its result minus the baseline's (both scaled,
@@ -52,7 +59,7 @@ class TrainEnv(CasinoEnv):
 
     def __init__(self, reward_scale: float = 1.0, win_bonus: float = 0.0,
                  hints: str | None = None, baseline: str | None = None,
-                 **kwargs: Any) -> None:
+                 privileged: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.reward_scale = float(reward_scale)
         self.win_bonus = float(win_bonus)
@@ -84,6 +91,15 @@ class TrainEnv(CasinoEnv):
             self.observation_space = gymnasium.spaces.Dict({
                 **self.observation_space.spaces,
                 "move_hints": gymnasium.spaces.Box(-3.0, 3.0, (k, HINT_DIM), np.float32)})
+
+        self.privileged = bool(privileged)
+        if self.privileged:
+            if not self.dict_obs:
+                raise ValueError("privileged needs dict_obs=True (an observation dict)")
+            self.observation_space = gymnasium.spaces.Dict({
+                **self.observation_space.spaces,
+                "privileged": gymnasium.spaces.Box(
+                    0.0, 1.0, (privileged_size(self.raw.rules),), np.float32)})
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         self._hand_start = None
@@ -161,6 +177,8 @@ class TrainEnv(CasinoEnv):
 
     def _observe(self):
         obs = super()._observe()
+        if self.privileged:
+            obs["privileged"] = privileged_features(self.raw.state, self.seat)
         if self.hints:
             raw = self.raw
             moves = [] if self._done() else raw._moves
@@ -173,6 +191,36 @@ class TrainEnv(CasinoEnv):
         if self._hand_start is None:
             self._hand_start = raw.state  # the deal, before anyone moved (for the baseline)
         super()._advance()
+
+
+def privileged_size(rules) -> int:
+    """Length of ``privileged_features``: a card plane per other seat, one for the stock."""
+    return N_CARDS * rules.players
+
+
+def privileged_features(st: State, seat: int) -> np.ndarray:
+    """What ``seat`` cannot see, for a training-time critic: the hand of each other seat in
+    seat order after it (a card plane each; two decks: copies / 2), then the stock's order
+    (a card's plane holds 1 - its position / the stock's size: the next card dealt is 1, the
+    last a little above 0). Pure function of the state."""
+    rules = st.rules
+    copies = rules.deck.copies
+    n = rules.players
+    out = np.zeros(N_CARDS * n, np.float32)
+    for i in range(1, n):
+        mask = st.hand_masks[(seat + i) % n]
+        base = N_CARDS * (i - 1)
+        while mask:
+            low = mask & -mask
+            mask ^= low
+            out[base + (low.bit_length() - 1) // copies] += 1.0 / copies
+    stock = st.stock_ids
+    base = N_CARDS * (n - 1)
+    for pos, c in enumerate(stock):
+        k = base + c // copies
+        if out[k] == 0.0:  # two decks: the first copy to come
+            out[k] = 1.0 - pos / len(stock)
+    return out
 
 
 def _deterministic(agent: Agent) -> bool:
