@@ -59,6 +59,13 @@ def rollout(st: State, w: Weights, rng: random.Random, epsilon: float = 0.0) -> 
     return st
 
 
+# The prior's weight (``prior``) when not given: 0.5, and per preset where a match on fresh
+# deals showed a larger weight plays better (docs/baselines.md, "Search in swazi and
+# krypkasino").
+PRIOR_DEFAULT = 0.5
+PRIOR_DEFAULTS: dict[str, float] = {"swazi": 1.5}
+
+
 class Guide:
     """A model's move logits as a prior in points: ``temperature * (logit - best logit)``."""
 
@@ -99,7 +106,8 @@ class SearchAgent(Agent):
     best ones); ``policy``: rollout policy, ``"builder"`` (greedy captures, and secure builds
     instead of trails; the default: +1 point a hand over ``"cards"`` in Royal), ``"cards"``
     (the greedy agent) or ``"points"``; ``prior``: weight of the heuristic's score added to
-    the rollout mean (search refines the heuristic rather than replacing it); ``margin``:
+    the rollout mean (search refines the heuristic rather than replacing it; default 0.5, and
+    1.5 in swazi, ``PRIOR_DEFAULTS``); ``margin``:
     skip candidates the heuristic rates this far below its best (None: keep all);
     ``epsilon``: random moves in rollouts (engine rollouts only); ``game_bonus``: points for
     winning the game when a rollout's hand ends it (default 0: on 80 Royal games from the same
@@ -119,13 +127,14 @@ class SearchAgent(Agent):
     def __init__(self, seed: int | None = None, simulations: int = 400,
                  max_candidates: int = 8, epsilon: float = 0.0,
                  game_bonus: float = 0.0, fast: bool = True, policy: str = "builder",
-                 prior: float = 0.5, margin: float | None = None,
+                 prior: float | None = None, margin: float | None = None,
                  hand_bonus: float = 0.0, guide: str | None = None,
                  guide_temperature: float | None = None) -> None:
         super().__init__(seed)
         # Checked here, not at the first decision: a bad option is refused where it is given.
         self.hand_bonus = check_number("hand_bonus", hand_bonus, 0.0)
-        self.prior = check_number("prior", prior, 0.0)
+        # None: the preset's default (PRIOR_DEFAULTS), known only when the game is.
+        self.prior = None if prior is None else check_number("prior", prior, 0.0)
         self.margin = None if margin is None else check_number("margin", margin, 0.0)
         self.policy = check_choice("policy", policy, POLICIES)
         self.fast = check_bool("fast", fast)
@@ -157,6 +166,8 @@ class SearchAgent(Agent):
             order = [i for i in order if prior[i] >= prior[order[0]] - self.margin]
         cands = [moves[i] for i in order]
         pri = [prior[i] for i in order]
+        weight = self.prior if self.prior is not None else \
+            PRIOR_DEFAULTS.get(view.rules.variant, PRIOR_DEFAULT)
         if len(cands) == 1:
             self.last_scores = [(cands[0], 0.0)]
             return cands[0]
@@ -197,7 +208,7 @@ class SearchAgent(Agent):
                 for det, seed in dets[done[j]:]:
                     totals[j] += value(j, det, seed)
                 done[j] = len(dets)
-            alive.sort(key=lambda j: (-(totals[j] / done[j] + self.prior * pri[j]), j))
+            alive.sort(key=lambda j: (-(totals[j] / done[j] + weight * pri[j]), j))
             if rnd < rounds - 1:
                 keep = max(2, (len(alive) + 1) // 2)
                 dropped.append(alive[keep:])
@@ -209,6 +220,6 @@ class SearchAgent(Agent):
         scores = [0.0] * len(cands)
         cap = math.inf
         for j in alive + [j for out in reversed(dropped) for j in out]:
-            cap = scores[j] = min(cap, totals[j] / done[j] + self.prior * pri[j])
+            cap = scores[j] = min(cap, totals[j] / done[j] + weight * pri[j])
         self.last_scores = [(c, scores[j]) for j, c in enumerate(cands)]
         return cands[alive[0]]

@@ -65,10 +65,22 @@ def _pct(x: str) -> str:
 # (issue 20), each one `experiments.evaluate` run with its own --out; a later run's rung
 # replaces an earlier one's for the same preset (swazi's 400 games at seed 1 after the family's
 # 200 at seed 0).
-LADDERS = ("ladder", "ladder_family", "ladder_swazi", "ladder_kryp")
+LADDERS = ("ladder", "ladder_family", "ladder_swazi", "ladder_kryp", "ladder_swazi_search")
 
 
 RUNGS = (("greedy", "random"), ("heuristic", "greedy"), ("search", "heuristic"))
+
+
+def _rung_agent(label: str, variant: str) -> str:
+    """``search:prior=W`` counts as ``search`` on a preset whose default prior weight is W
+    (``agents.search.PRIOR_DEFAULTS``): the same agent, so the same rung."""
+    from agents.search import PRIOR_DEFAULT, PRIOR_DEFAULTS
+
+    base, _, opts = label.partition(":")
+    if base == "search" and opts.startswith("prior=") and "," not in opts:
+        if float(opts[len("prior="):]) == PRIOR_DEFAULTS.get(variant, PRIOR_DEFAULT):
+            return "search"
+    return label
 
 
 def ladder_table() -> str:
@@ -76,6 +88,8 @@ def ladder_table() -> str:
     experiments/results): one row per preset, one column per rung, games won by the stronger
     agent with its 95% interval (the points per hand are in each folder's summary.md)."""
     rows = [r for name in LADDERS for r in _rows(RESULTS / name / "summary.csv")]
+    for r in rows:
+        r["a"] = _rung_agent(r["a"], r["variant"])
     if not rows:
         return ("_No ladder results yet: run `python -m experiments.evaluate --ladder "
                 "--out experiments/results/ladder`._")

@@ -201,3 +201,24 @@ def test_search_hand_bonus_values_winning_the_hand(monkeypatch) -> None:
         agent = SearchAgent(seed=0, simulations=400, prior=0.0, hand_bonus=hb)
         chosen[hb] = str(agent.choose(PlayerView(st, 0)))
     assert chosen == {0.0: "5H trails", 5.0: "5H captures 5C"}
+
+
+@pytest.mark.parametrize(("variant", "weight"), [("casino", 0.5), ("swazi", 1.5),
+                                                 ("royal", 0.5)])
+def test_search_prior_defaults_per_preset(variant: str, weight: float) -> None:
+    """The search agent's prior weight defaults to 0.5, and to 1.5 in swazi (PRIOR_DEFAULTS:
+    a 400-game match on fresh deals, docs/baselines.md): with the same seed the default agent
+    chooses exactly as one given that weight, and (on some decision) unlike one given the
+    other weight."""
+    from agents import SearchAgent
+
+    other = 1.5 if weight == 0.5 else 0.5
+    differs = False
+    for st in random_states(variant, 2, 40, seed=5):
+        view = PlayerView(st, st.current)
+        if len(view.legal_moves()) < 3:
+            continue
+        base = SearchAgent(seed=1, simulations=24).choose(view)
+        assert base == SearchAgent(seed=1, simulations=24, prior=weight).choose(view)
+        differs |= base != SearchAgent(seed=1, simulations=24, prior=other).choose(view)
+    assert differs
