@@ -140,7 +140,7 @@ class CardSummaries(nn.Module):
         self.context_dim = N_CARDS + 3 * N_RANKS
         self.move_dim = N_CARDS + 3 * N_RANKS + 2
         # With ``values`` (each card kind's value on the table, 0 for none): which sums
-        # 1..REACH the loose cards a move leaves can make (a rules fact, no evaluation).
+        # 1..REACH the cards a move leaves on the table can make (a rules fact).
         self.values = None
         if values is not None:
             if len(values) != N_CARDS:

@@ -18,7 +18,7 @@ from stable_baselines3.common.vec_env.base_vec_env import CloudpickleWrapper
 
 from agents import Agent
 from agents.ppo import HINT_DIM, move_hints
-from casino_env.encoding import N_CARDS
+from casino_env.encoding import N_CARDS, card_bits, kind_planes
 from casino_env.engine import State
 from casino_env.engine.play import play
 from casino_env.engine.view import PlayerView
@@ -207,19 +207,15 @@ def privileged_features(st: State, seat: int) -> np.ndarray:
     copies = rules.deck.copies
     n = rules.players
     out = np.zeros(N_CARDS * n, np.float32)
-    for i in range(1, n):
-        mask = st.hand_masks[(seat + i) % n]
-        base = N_CARDS * (i - 1)
-        while mask:
-            low = mask & -mask
-            mask ^= low
-            out[base + (low.bit_length() - 1) // copies] += 1.0 / copies
-    stock = st.stock_ids
-    base = N_CARDS * (n - 1)
-    for pos, c in enumerate(stock):
-        k = base + c // copies
-        if out[k] == 0.0:  # two decks: the first copy to come
-            out[k] = 1.0 - pos / len(stock)
+    others = [st.hand_masks[(seat + i) % n] for i in range(1, n)]
+    if others:
+        planes = kind_planes(others) if copies > 1 else np.stack([card_bits(m) for m in others])
+        out[:N_CARDS * (n - 1)] = planes.reshape(-1)
+    stock = np.asarray(st.stock_ids, np.int64)
+    if len(stock):
+        # reversed, so that with two decks the first copy to come is the one kept
+        order = np.arange(len(stock))[::-1]
+        out[N_CARDS * (n - 1) + stock[order] // copies] = 1.0 - order / len(stock)
     return out
 
 
