@@ -134,7 +134,7 @@ DEFAULTS: dict[str, Any] = {
             "action_mode": "enumerate", "max_moves": 128, "episode": "hand",
             "reward": "points", "reward_scale": 0.1, "win_bonus": 0.0, "auto_forced": True,
             "hints": None, "baseline": None, "observation": "full", "privileged": False,
-            "switches": {}},
+            "reward_shaping": None, "switches": {}},
     "policy": {"hidden": 256, "pair_hidden": 128, "layers": 2, "net_arch": [256, 256],
                "prior_temperature": 0.0, "table_sums": False},
     "bc": {"teacher": "heuristic", "decisions": 0, "explore": 0.05, "epochs": 3,
@@ -345,6 +345,8 @@ def env_kwargs(cfg: dict, opponent: object = "random") -> dict:
               observation=e.get("observation") or "full")
     if e.get("privileged"):  # hidden cards for the critic only (enumerate mode)
         kw["privileged"] = True
+    if e.get("reward_shaping"):  # the points so far as a potential (the game's own scoring)
+        kw["reward_shaping"] = e["reward_shaping"]
     kw.update(e.get("switches") or {})
     return kw
 

@@ -20,7 +20,9 @@ from agents import Agent
 from agents.ppo import HINT_DIM, move_hints
 from casino_env.encoding import N_CARDS, card_bits, kind_planes
 from casino_env.engine import State
-from casino_env.engine.play import play
+from casino_env.engine.cards import SPADE
+from casino_env.engine.play import play, uncaptured
+from casino_env.engine.scoring import awards
 from casino_env.engine.view import PlayerView
 from casino_env.returns import points_returns
 from casino_env.single import CasinoEnv
@@ -46,6 +48,14 @@ class TrainEnv(CasinoEnv):
       (``privileged_features``) — for a critic that learns the hand's value from the whole
       deal (``MoveScoringPolicy`` feeds it to the value network only; the actor never reads
       it, and an agent playing the policy leaves it out);
+    - ``reward_shaping="score"`` (``episode="hand"``, ``reward="points"``) adds, at every
+      step, the change of the learner side's points so far (``score_potential``: the items
+      already won, majorities by share), scaled: a capture's points arrive with the capture,
+      and the hand's last reward is its result minus the points so far, so the rewards of a
+      hand still add up to its result (less the points so far at the learner's first
+      decision, which its actions cannot change). Potential-based shaping (Ng et al. 1999,
+      gamma = 1): every policy's return changes by that constant only; the critic no longer
+      has to count the points already banked;
     - ``baseline="heuristic"`` (``episode="hand"``) scores each hand *in duplicate*: the same
       deal is also played with the baseline agent in the learner's seat against the same
       opponents, and the learner's reward is its result minus the baseline's (both scaled,
@@ -59,13 +69,23 @@ class TrainEnv(CasinoEnv):
 
     def __init__(self, reward_scale: float = 1.0, win_bonus: float = 0.0,
                  hints: str | None = None, baseline: str | None = None,
-                 privileged: bool = False, **kwargs: Any) -> None:
+                 privileged: bool = False, reward_shaping: str | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        if reward_shaping not in SHAPINGS:
+            raise ValueError(f"unknown reward_shaping {reward_shaping!r} (known: "
+                             f"{', '.join(repr(x) for x in SHAPINGS)})")
+        if reward_shaping and (self.raw.episode != "hand" or self.raw.reward_mode != "points"):
+            raise ValueError("reward_shaping needs episode='hand' and reward='points'")
+        self.reward_shaping = reward_shaping
+        self._potential = 0.0
         self.reward_scale = float(reward_scale)
         self.win_bonus = float(win_bonus)
         self.baseline = None
         self._hand_start = None
         if baseline:
+            if reward_shaping:
+                raise ValueError("reward_shaping and baseline do not combine")
             if self.raw.episode != "hand" or self.raw.reward_mode != "points":
                 raise ValueError("baseline needs episode='hand' and reward='points'")
             from agents import HeuristicAgent, make_agent
@@ -105,6 +125,8 @@ class TrainEnv(CasinoEnv):
         self._hand_start = None
         self._deviation = None
         out = super().reset(seed=seed, options=options)
+        if self.reward_shaping:
+            self._potential = self._score_potential()
         self._fixed_opponents = all(_deterministic(a) for a in self.opponents.values())
         return out
 
@@ -116,6 +138,10 @@ class TrainEnv(CasinoEnv):
         if self._ended_by_illegal:
             return obs, reward, terminated, truncated, info
         shaped = self._shape(reward)
+        if self.reward_shaping:  # + the change of the points so far (0 after the hand)
+            before = self._potential
+            self._potential = 0.0 if terminated else self._score_potential()
+            shaped += (self._potential - before) * self.reward_scale
         if self.baseline is not None and terminated:
             if self._fixed_opponents and self._deviation is None:
                 base = shaped  # same deal, same moves, deterministic opponents: same result
@@ -125,6 +151,9 @@ class TrainEnv(CasinoEnv):
             info["baseline_reward"] = base
             shaped -= base
         return obs, shaped, terminated, truncated, info
+
+    def _score_potential(self) -> float:
+        return score_potential(self.raw.state)[self.raw.rules.side(self.seat)]
 
     def _shape(self, reward: float) -> float:
         shaped = reward * self.reward_scale
@@ -191,6 +220,42 @@ class TrainEnv(CasinoEnv):
         if self._hand_start is None:
             self._hand_start = raw.state  # the deal, before anyone moved (for the baseline)
         super()._advance()
+
+
+SHAPINGS = (None, "score")
+
+
+def score_potential(st: State) -> list[float]:
+    """Per side, the hand's points so far as ``points_returns`` counts them (its points minus
+    the others' mean; krypkasino: negated penalties): the items it is already sure of
+    (``scoring.awards`` with the cards not yet captured, as V-earned counts them) plus, for a
+    majority item not yet decided (most cards, most spades), its points times the side's share
+    of the cards (spades) in play. The potential of ``reward_shaping = "score"``: a function of
+    the public state only, built from the rules' own scoring."""
+    rules = st.rules
+    piles = st.pile_masks
+    left_cards, left_spades = uncaptured(st)
+    points = [0.0] * rules.sides
+    got = set()
+    for item, side, pts in awards(rules, piles, st.sweeps, st.events, None,
+                                  (left_cards, left_spades)):
+        points[side] += pts
+        got.add(item)
+    if rules.scoring != "kryp":
+        pts = rules.item_points
+        shares = []
+        if pts.cards and "cards" not in got:
+            counts = [p.bit_count() for p in piles]
+            shares.append((pts.cards, counts, left_cards + sum(counts)))
+        if pts.spades and rules.scoring not in ("spade", "tuxedo") and "spades" not in got:
+            spade = rules.deck.suit_mask[SPADE]
+            counts = [(p & spade).bit_count() for p in piles]
+            shares.append((pts.spades, counts, left_spades + sum(counts)))
+        for worth, counts, total in shares:
+            if total:
+                for side, c in enumerate(counts):
+                    points[side] += worth * c / total
+    return points_returns(points, rules.penalties)
 
 
 def privileged_size(rules) -> int:

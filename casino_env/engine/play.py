@@ -323,7 +323,7 @@ def _earned_win(st: State) -> bool:
     the highest total at or above the target play on (C-game: a tie plays another hand), so
     a hand begun on such a tie goes on until one of them is ahead."""
     r = st.rules
-    points = earned(r, st.pile_masks, st.sweeps, st.events, _left(st))
+    points = earned(r, st.pile_masks, st.sweeps, st.events, uncaptured(st))
     totals = [s + p for s, p in zip(st.scores, points)]
     winner = earned_winner(totals, r.target)
     if winner is None:
@@ -332,8 +332,9 @@ def _earned_win(st: State) -> bool:
     return True
 
 
-def _left(st: State) -> tuple[int, int]:
-    """(cards, spades) not yet captured this hand."""
+def uncaptured(st: State) -> tuple[int, int]:
+    """(cards, spades) not yet captured this hand: in hands, on the table (loose or in builds)
+    and in the stock."""
     everything = st.loose_mask | sum(st.hand_masks)
     for b in st.builds:
         everything |= b.cards
@@ -346,7 +347,7 @@ def _claim(st: State, side: int) -> State:
     """V-hun-end claims: a correct claim (earned points reach the target) wins, a false one
     loses."""
     r = st.rules
-    points = earned(r, st.pile_masks, st.sweeps, st.events, _left(st))
+    points = earned(r, st.pile_masks, st.sweeps, st.events, uncaptured(st))
     correct = st.scores[side] + points[side] >= r.target
     _end_game(st, points, side if correct else next(s for s in range(r.sides) if s != side))
     return st
@@ -367,7 +368,7 @@ def _update_met(st: State) -> None:
     limits = restricted(r, st.scores)
     if not limits:
         return
-    left, left_spades = _left(st)
+    left, left_spades = uncaptured(st)
     piled = sum(st.pile_masks)
     spade = r.deck.suit_mask[SPADE]
     in_play = left + piled.bit_count()
