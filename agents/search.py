@@ -22,6 +22,7 @@ from casino_env.engine import Move, State
 from casino_env.engine.moves import generate
 from casino_env.engine.play import play
 from casino_env.engine.view import PlayerView
+from casino_env.returns import running_points
 
 from .base import Agent, check_bool, check_choice, check_int, check_number
 from .fastsim import POLICIES, simulate, supported
@@ -42,12 +43,30 @@ def hand_result(start: State, st: State, side: int, game_bonus: float) -> float:
     return v
 
 
-def rollout(st: State, w: Weights, rng: random.Random, epsilon: float = 0.0) -> State:
+def midhand_result(st: State, side: int) -> float:
+    """``hand_result`` of a rollout stopped before the hand's end: the points ``side`` has
+    so far this hand minus the best other side's (``casino_env.returns.running_points``:
+    items already sure, majorities by share)."""
+    sign = -1 if getattr(st.rules, "penalties", False) else 1
+    pts = [sign * p for p in running_points(st)]
+    return pts[side] - max(p for s, p in enumerate(pts) if s != side)
+
+
+def rollout(st: State, w: Weights, rng: random.Random, epsilon: float = 0.0,
+            deals: int | None = None) -> State:
     """Play to the end of the current hand with the greedy policy for every seat (with
-    probability ``epsilon`` a random move instead); the state after the hand's last move."""
+    probability ``epsilon`` a random move instead); the state after the hand's last move.
+    With ``deals``, stop sooner: once that many new rounds of cards have been dealt from the
+    stock (the state just after the deal)."""
     hp = st.hand_points
     penalties = getattr(st.rules, "penalties", False)  # krypkasino: fewest penalties now
+    stock = len(st.stock_ids)
     while st.hand_points is hp and not st.game_over:
+        if deals is not None and len(st.stock_ids) < stock:
+            deals -= 1
+            stock = len(st.stock_ids)
+            if deals <= 0:
+                break
         moves = generate(st)
         if len(moves) == 1:
             m = moves[0]
@@ -112,7 +131,11 @@ class SearchAgent(Agent):
     ``epsilon``: random moves in rollouts (engine rollouts only); ``game_bonus``: points for
     winning the game when a rollout's hand ends it (default 0: on 80 Royal games from the same
     40 deals a bonus of 5 won 39, none 46 -- rollouts too noisy to judge the game's end well);
-    ``hand_bonus``: points added to a rollout's result when it wins the hand for the searching
+    ``horizon``: stop each rollout once that many new rounds have been dealt from the stock
+    and score it by the hand's points so far (``midhand_result``; engine rollouts), instead
+    of playing to the hand's end (None, the default): less of the hand's later luck in each
+    rollout's result, for long hands (krypkasino's 104 cards); ``hand_bonus``: points added
+    to a rollout's result when it wins the hand for the searching
     side and taken off when it loses it (default 0: the point difference alone; above 0 values
     winning the hand itself, what a hand-by-hand match counts); ``fast``: play rollouts in
     ``agents.fastsim`` where the variant allows (the engine otherwise). ``guide``: the path
@@ -129,7 +152,7 @@ class SearchAgent(Agent):
                  game_bonus: float = 0.0, fast: bool = True, policy: str = "builder",
                  prior: float | None = None, margin: float | None = None,
                  hand_bonus: float = 0.0, guide: str | None = None,
-                 guide_temperature: float | None = None) -> None:
+                 guide_temperature: float | None = None, horizon: int | None = None) -> None:
         super().__init__(seed)
         # Checked here, not at the first decision: a bad option is refused where it is given.
         self.hand_bonus = check_number("hand_bonus", hand_bonus, 0.0)
@@ -141,6 +164,7 @@ class SearchAgent(Agent):
         self.simulations = check_int("simulations", simulations, 1)
         self.max_candidates = check_int("max_candidates", max_candidates, 1)
         self.epsilon = check_number("epsilon", epsilon, 0.0, 1.0)
+        self.horizon = None if horizon is None else check_int("horizon", horizon, 1)
         self.game_bonus = check_number("game_bonus", game_bonus, 0.0)
         self.heuristic = HeuristicAgent(seed)
         self.guide = None if guide is None else _load_guide(guide, guide_temperature)
@@ -174,7 +198,8 @@ class SearchAgent(Agent):
         rules = view.rules
         side = rules.side(view.seat)
         w = static_weights(rules)
-        fast = self.fast and supported(rules) and not self.epsilon
+        fast = self.fast and supported(rules) and not self.epsilon and self.horizon is None
+        horizon = self.horizon
         bonus = self.game_bonus
         hand_bonus = self.hand_bonus
         dets: list[tuple[State, int]] = []
@@ -185,8 +210,11 @@ class SearchAgent(Agent):
             st = play(det, cands[j])
 
             def engine(s: State) -> float:
-                return hand_result(det, rollout(s, w, random.Random(seed), self.epsilon),
-                                   side, bonus)
+                end = rollout(s, w, random.Random(seed), self.epsilon, horizon)
+                if horizon is not None and end.hand_points is det.hand_points and \
+                        not end.game_over:  # stopped after ``horizon`` deals
+                    return midhand_result(end, side)
+                return hand_result(det, end, side, bonus)
 
             if st.hand_points is not det.hand_points or st.game_over:
                 v = hand_result(det, st, side, bonus)

@@ -12,6 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .engine import State
+from .engine.cards import SPADE
+from .engine.play import uncaptured
+from .engine.scoring import awards
 
 
 def points_returns(points: Sequence[int], penalties: bool = False) -> list[float]:
@@ -56,3 +59,42 @@ def side_returns(st: State, episode: str, reward: str) -> list[float]:
         return win_returns(st, episode)
     return points_returns(st.hand_points if episode == "hand" else st.scores,
                           st.rules.penalties)
+
+
+def running_points(st: State) -> list[float]:
+    """Per side, the points of the hand in play so far (krypkasino: penalties): the items the
+    side is already sure of (``scoring.awards`` with the cards not yet captured, as V-earned
+    counts them) plus, for a majority item not yet decided (most cards, most spades), its
+    points times the side's share of those cards in play. An estimate of the hand's points
+    from what was captured, for truncated search rollouts and reward shaping; the hand's end
+    scores it exactly."""
+    rules = st.rules
+    piles = st.pile_masks
+    left_cards, left_spades = uncaptured(st)
+    points = [0.0] * rules.sides
+    got = set()
+    for item, side, pts in awards(rules, piles, st.sweeps, st.events, None,
+                                  (left_cards, left_spades)):
+        points[side] += pts
+        got.add(item)
+    if rules.scoring != "kryp":
+        pts = rules.item_points
+        shares = []
+        if pts.cards and "cards" not in got:
+            counts = [p.bit_count() for p in piles]
+            shares.append((pts.cards, counts, left_cards + sum(counts)))
+        if pts.spades and rules.scoring not in ("spade", "tuxedo") and "spades" not in got:
+            spade = rules.deck.suit_mask[SPADE]
+            counts = [(p & spade).bit_count() for p in piles]
+            shares.append((pts.spades, counts, left_spades + sum(counts)))
+        for worth, counts, total in shares:
+            if total:
+                for side, c in enumerate(counts):
+                    points[side] += worth * c / total
+    return points
+
+
+def points_so_far(st: State) -> list[float]:
+    """``running_points`` as ``points_returns`` counts them: per side, its points so far
+    minus the others' mean (krypkasino: negated)."""
+    return points_returns(running_points(st), st.rules.penalties)

@@ -20,11 +20,9 @@ from agents import Agent
 from agents.ppo import HINT_DIM, move_hints
 from casino_env.encoding import N_CARDS, card_bits, kind_planes
 from casino_env.engine import State
-from casino_env.engine.cards import SPADE
-from casino_env.engine.play import play, uncaptured
-from casino_env.engine.scoring import awards
+from casino_env.engine.play import play
 from casino_env.engine.view import PlayerView
-from casino_env.returns import points_returns
+from casino_env.returns import points_returns, points_so_far
 from casino_env.single import CasinoEnv
 
 
@@ -226,36 +224,10 @@ SHAPINGS = (None, "score")
 
 
 def score_potential(st: State) -> list[float]:
-    """Per side, the hand's points so far as ``points_returns`` counts them (its points minus
-    the others' mean; krypkasino: negated penalties): the items it is already sure of
-    (``scoring.awards`` with the cards not yet captured, as V-earned counts them) plus, for a
-    majority item not yet decided (most cards, most spades), its points times the side's share
-    of the cards (spades) in play. The potential of ``reward_shaping = "score"``: a function of
-    the public state only, built from the rules' own scoring."""
-    rules = st.rules
-    piles = st.pile_masks
-    left_cards, left_spades = uncaptured(st)
-    points = [0.0] * rules.sides
-    got = set()
-    for item, side, pts in awards(rules, piles, st.sweeps, st.events, None,
-                                  (left_cards, left_spades)):
-        points[side] += pts
-        got.add(item)
-    if rules.scoring != "kryp":
-        pts = rules.item_points
-        shares = []
-        if pts.cards and "cards" not in got:
-            counts = [p.bit_count() for p in piles]
-            shares.append((pts.cards, counts, left_cards + sum(counts)))
-        if pts.spades and rules.scoring not in ("spade", "tuxedo") and "spades" not in got:
-            spade = rules.deck.suit_mask[SPADE]
-            counts = [(p & spade).bit_count() for p in piles]
-            shares.append((pts.spades, counts, left_spades + sum(counts)))
-        for worth, counts, total in shares:
-            if total:
-                for side, c in enumerate(counts):
-                    points[side] += worth * c / total
-    return points_returns(points, rules.penalties)
+    """Per side, the hand's points so far as ``points_returns`` counts them
+    (``casino_env.returns.points_so_far``): the potential of ``reward_shaping = "score"``, a
+    function of the public state only, built from the rules' own scoring."""
+    return points_so_far(st)
 
 
 def privileged_size(rules) -> int:

@@ -222,3 +222,64 @@ def test_search_prior_defaults_per_preset(variant: str, weight: float) -> None:
         assert base == SearchAgent(seed=1, simulations=24, prior=weight).choose(view)
         differs |= base != SearchAgent(seed=1, simulations=24, prior=other).choose(view)
     assert differs
+
+
+def test_rollout_with_a_horizon_stops_after_the_deals() -> None:
+    """``rollout(..., deals=k)`` stops just after the k-th new round dealt from the stock (the
+    hand not over), and without ``deals`` it plays to the hand's end."""
+    st = new_game("krypkasino", 2, seed=3)
+    w = static_weights(st.rules)
+    assert len(st.stock_ids) == 104 - 12 and [h.bit_count() for h in st.hand_masks] == [4, 4]
+    one = rollout(st, w, random.Random(0), deals=1)
+    assert len(one.stock_ids) == 104 - 12 - 8 and one.hand_points is st.hand_points
+    assert [h.bit_count() for h in one.hand_masks] == [4, 4]  # just dealt
+    two = rollout(st, w, random.Random(0), deals=2)
+    assert len(two.stock_ids) == 104 - 12 - 16
+    full = rollout(st, w, random.Random(0))
+    assert full.hand_points is not st.hand_points  # the hand was scored
+    assert sum(full.hand_points) == 42  # V-kryp-score: 42 penalties (a tabbe's +5/-5 cancel)
+
+
+def test_midhand_result_is_the_points_so_far_difference() -> None:
+    """A rollout stopped mid-hand scores the points so far (casino_env.returns.running_points):
+    in krypkasino, penalties count against their side (V-kryp-score: 10D 3 a copy, AS 2)."""
+    from agents.search import midhand_result
+    from casino_env.engine import State
+    from casino_env.returns import points_so_far, running_points
+
+    st = State.from_spec({"variant": "krypkasino", "players": 2,
+                          "hands": [["5H", "8D"], ["6H", "9D"]], "table": ["KC"],
+                          "stock": ["4C", "4D"], "piles": [["10D", "10D", "AS"], ["2S", "3H"]]})
+    assert running_points(st) == [8.0, 2.0]
+    assert midhand_result(st, 0) == -6.0 and midhand_result(st, 1) == 6.0
+    assert points_so_far(st) == [-6.0, 6.0]
+    st = State.from_spec({"variant": "casino", "players": 2,
+                          "hands": [["5H", "8D"], ["6H", "9D"]], "table": ["KC"],
+                          "stock": ["4C", "4D"], "piles": [["AS", "10D", "5C"], ["2S", "3H"]]})
+    # C-score: AS 1 + 10D 2 + cards 3 * 3/12 + spades 1 * 1/2; 2S 1 + 3 * 2/12 + 1/2
+    assert running_points(st) == pytest.approx([4.25, 2.0])
+    assert midhand_result(st, 0) == pytest.approx(2.25)
+
+
+def test_search_horizon_option() -> None:
+    """``horizon`` is checked where it is given; a search with a horizon is deterministic for
+    its seed, and in krypkasino it avoids a sweep that costs its capturer 5 (V-kryp-score)
+    when the other card can be trailed."""
+    from agents import SearchAgent, make_agent
+    from casino_env.engine import State
+
+    with pytest.raises(ValueError, match="horizon"):
+        SearchAgent(horizon=0)
+    assert make_agent("search:horizon=2", seed=0).horizon == 2
+    # 5H would have to take the lone 5D (compulsory, V-kryp-play): a tabbe, +5 penalties.
+    st = State.from_spec({"variant": "krypkasino", "players": 2, "dealer": 1, "current": 0,
+                          "hands": [["5H", "9C", "QD", "JD"], ["3S", "7C", "8C", "6D"]],
+                          "table": ["5D"],
+                          "stock": ["2H", "3H", "4H", "6H", "7H", "8H", "9H", "KH"]})
+    view = PlayerView(st, 0)
+    assert any(str(m) == "5H captures 5D" for m in view.legal_moves())
+    picks = {str(SearchAgent(seed=s, simulations=60, horizon=1, prior=0.0).choose(view))
+             for s in (0, 1)}
+    assert "5H captures 5D" not in picks
+    assert SearchAgent(seed=4, simulations=60, horizon=1).choose(view) == \
+        SearchAgent(seed=4, simulations=60, horizon=1).choose(view)
