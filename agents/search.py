@@ -83,6 +83,9 @@ def rollout(st: State, w: Weights, rng: random.Random, epsilon: float = 0.0,
 # krypkasino").
 PRIOR_DEFAULT = 0.5
 PRIOR_DEFAULTS: dict[str, float] = {"swazi": 1.5}
+# The rollout horizon (``horizon``) when not given: to the hand's end, but in krypkasino two
+# deals (its 104-card hand is long; docs/baselines.md, "Search in swazi and krypkasino").
+HORIZON_DEFAULTS: dict[str, int] = {"krypkasino": 2}
 
 
 class Guide:
@@ -133,8 +136,9 @@ class SearchAgent(Agent):
     40 deals a bonus of 5 won 39, none 46 -- rollouts too noisy to judge the game's end well);
     ``horizon``: stop each rollout once that many new rounds have been dealt from the stock
     and score it by the hand's points so far (``midhand_result``; engine rollouts), instead
-    of playing to the hand's end (None, the default): less of the hand's later luck in each
-    rollout's result, for long hands (krypkasino's 104 cards); ``hand_bonus``: points added
+    of playing to the hand's end (0): less of the hand's later luck in each rollout's
+    result, for long hands (default: 2 in krypkasino, whose hands have 104 cards, else 0,
+    ``HORIZON_DEFAULTS``); ``hand_bonus``: points added
     to a rollout's result when it wins the hand for the searching
     side and taken off when it loses it (default 0: the point difference alone; above 0 values
     winning the hand itself, what a hand-by-hand match counts); ``fast``: play rollouts in
@@ -164,7 +168,8 @@ class SearchAgent(Agent):
         self.simulations = check_int("simulations", simulations, 1)
         self.max_candidates = check_int("max_candidates", max_candidates, 1)
         self.epsilon = check_number("epsilon", epsilon, 0.0, 1.0)
-        self.horizon = None if horizon is None else check_int("horizon", horizon, 1)
+        # None: the preset's default (HORIZON_DEFAULTS); 0: to the hand's end.
+        self.horizon = None if horizon is None else check_int("horizon", horizon, 0)
         self.game_bonus = check_number("game_bonus", game_bonus, 0.0)
         self.heuristic = HeuristicAgent(seed)
         self.guide = None if guide is None else _load_guide(guide, guide_temperature)
@@ -198,8 +203,10 @@ class SearchAgent(Agent):
         rules = view.rules
         side = rules.side(view.seat)
         w = static_weights(rules)
-        fast = self.fast and supported(rules) and not self.epsilon and self.horizon is None
-        horizon = self.horizon
+        horizon = self.horizon if self.horizon is not None else \
+            HORIZON_DEFAULTS.get(rules.variant, 0)
+        horizon = horizon or None  # 0: to the hand's end
+        fast = self.fast and supported(rules) and not self.epsilon and horizon is None
         bonus = self.game_bonus
         hand_bonus = self.hand_bonus
         dets: list[tuple[State, int]] = []

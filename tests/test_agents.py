@@ -269,7 +269,7 @@ def test_search_horizon_option() -> None:
     from casino_env.engine import State
 
     with pytest.raises(ValueError, match="horizon"):
-        SearchAgent(horizon=0)
+        SearchAgent(horizon=-1)
     assert make_agent("search:horizon=2", seed=0).horizon == 2
     # 5H would have to take the lone 5D (compulsory, V-kryp-play): a tabbe, +5 penalties.
     st = State.from_spec({"variant": "krypkasino", "players": 2, "dealer": 1, "current": 0,
@@ -283,3 +283,29 @@ def test_search_horizon_option() -> None:
     assert "5H captures 5D" not in picks
     assert SearchAgent(seed=4, simulations=60, horizon=1).choose(view) == \
         SearchAgent(seed=4, simulations=60, horizon=1).choose(view)
+
+
+def test_search_horizon_defaults_per_preset(monkeypatch) -> None:
+    """The rollout horizon defaults to two deals in krypkasino (HORIZON_DEFAULTS: a match on
+    fresh deals, docs/baselines.md) and to the hand's end elsewhere; horizon=0 asks for the
+    hand's end explicitly. Checked on the rollouts the search asks for."""
+    import agents.search as search_mod
+    from agents import SearchAgent
+
+    asked: list = []
+    real = search_mod.rollout
+
+    def spy(st, w, rng, epsilon=0.0, deals=None):
+        asked.append(deals)
+        return real(st, w, rng, epsilon, deals)
+
+    monkeypatch.setattr(search_mod, "rollout", spy)
+    for variant, horizon, expect in [("krypkasino", None, {2}), ("krypkasino", 0, {None}),
+                                     ("krypkasino", 3, {3}), ("royal", None, set())]:
+        asked.clear()
+        for st in random_states(variant, 2, 12, seed=2):
+            view = PlayerView(st, st.current)
+            if len(view.legal_moves()) > 1:
+                SearchAgent(seed=0, simulations=8, horizon=horizon).choose(view)
+        # royal: fast rollouts (agents.fastsim), never the engine's with a horizon
+        assert set(asked) == expect, (variant, horizon)
