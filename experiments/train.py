@@ -1275,11 +1275,13 @@ def scratch_text(cfg: dict, log: dict) -> str:
     """The from-scratch description of ``eval_final.md``: "RL from scratch: MaskablePPO
     MlpPolicy [256, 256], 1,000,000 steps, opponents ...", and what from scratch excludes."""
     ppo = log.get("ppo") or {}
+    shaping = " shaped by the points so far (potential-based, env.reward_shaping)" if \
+        cfg["env"].get("reward_shaping") else ""
     return (f"RL from scratch: MaskablePPO {policy_text(cfg)}, {ppo.get('timesteps', 0):,} "
             f"steps in {log.get('train_minutes', 0):.1f} min at "
             f"{ppo.get('frames_per_second', 0):,.0f} frames/s on {cfg['ppo']['n_envs']} "
             f"environments ({cfg['ppo']['vec']}), opponents weighted {opponents_text(cfg)}; "
-            f"reward: hand points x {cfg['env']['reward_scale']:g}, observation "
+            f"reward: hand points x {cfg['env']['reward_scale']:g}{shaping}, observation "
             f"{cfg['env'].get('observation') or 'full'!r}, seed {cfg['run']['seed']}. No "
             "scripted agent's moves, move scores or hand outcomes in the learner's "
             "observation, policy prior, initial weights or reward (run.from_scratch = true); "

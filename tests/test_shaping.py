@@ -167,3 +167,14 @@ def test_a_shaped_run_trains_and_its_model_plays(tmp_path):
     agent = PPOAgent.load(tmp_path / "out" / "model.zip")
     res = play_match([agent, "greedy"], "casino", 2, deals=1, seed=0, mode="hand")
     assert len(res.records) == 2
+
+
+def test_the_results_say_the_reward_was_shaped():
+    """eval_final.md's from-scratch line names the shaping (train.scratch_text)."""
+    from experiments.train import scratch_text
+
+    log = {"ppo": {"timesteps": 10, "frames_per_second": 1.0}, "train_minutes": 1.0}
+    shaped = load_config("experiments/configs/scratch_shaped/casino.toml")
+    plain = load_config("experiments/configs/scratch_sums/casino.toml")
+    assert "reward: hand points x 0.1 shaped by the points so far" in scratch_text(shaped, log)
+    assert "reward: hand points x 0.1, observation" in scratch_text(plain, log)
