@@ -65,7 +65,8 @@ def _pct(x: str) -> str:
 # (issue 20), each one `experiments.evaluate` run with its own --out; a later run's rung
 # replaces an earlier one's for the same preset (swazi's 400 games at seed 1 after the family's
 # 200 at seed 0).
-LADDERS = ("ladder", "ladder_family", "ladder_swazi", "ladder_kryp", "ladder_swazi_search")
+LADDERS = ("ladder", "ladder_family", "ladder_swazi", "ladder_kryp", "ladder_swazi_search",
+           "ladder_kryp_search")
 
 
 RUNGS = (("greedy", "random"), ("heuristic", "greedy"), ("search", "heuristic"))
