@@ -21,7 +21,7 @@ from casino_env.players import resolve
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = ROOT / "experiments" / "results" / "train"
 SEARCH_OPTIONS = ("simulations, max_candidates, epsilon, game_bonus, fast, policy, prior, "
-                  "margin, hand_bonus, guide, guide_temperature")
+                  "margin, hand_bonus, guide, guide_temperature, horizon")
 HEURISTIC_OPTIONS = "threat, build_keep, potential, residue, per_card, params"
 
 
@@ -109,6 +109,8 @@ BAD_VALUES = [
     ("search:margin=wide", "margin must be a number >= 0, got 'wide'"),
     ("search:hand_bonus=-2", "hand_bonus must be a number >= 0, got -2"),
     ("search:hand_bonus=inf", "hand_bonus must be a number >= 0, got inf"),
+    ("search:horizon=-1", "horizon must be an int >= 0, got -1"),
+    ("search:horizon=two", "horizon must be an int >= 0, got 'two'"),
     ("heuristic:threat=-1", "threat must be a number >= 0, got -1"),
     ("heuristic:threat=high", "threat must be a number >= 0, got 'high'"),
     ("heuristic:build_keep=1.5", "build_keep must be a number in [0, 1], got 1.5"),
