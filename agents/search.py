@@ -7,6 +7,9 @@ picks the move with the best mean result: the hand's point difference for its si
 bonus for winning or losing the game when the hand ends it). All candidates share the same
 deals and rollout seeds (common random numbers), so their comparison has low variance.
 
+A rollout may instead stop a few deals ahead (``horizon``; krypkasino's default) and count
+the hand's points so far.
+
 Budget: about ``simulations`` rollouts per decision over the candidates (the heuristic's
 ``max_candidates`` best moves), by successive halving: each round shares its part of the
 budget among the live candidates on fresh deals, then drops the worse half, so the close
@@ -56,8 +59,9 @@ def rollout(st: State, w: Weights, rng: random.Random, epsilon: float = 0.0,
             deals: int | None = None) -> State:
     """Play to the end of the current hand with the greedy policy for every seat (with
     probability ``epsilon`` a random move instead); the state after the hand's last move.
-    With ``deals``, stop sooner: once that many new rounds of cards have been dealt from the
-    stock (the state just after the deal)."""
+    With ``deals`` (>= 1; None or 0: to the hand's end), stop sooner: once that many new
+    rounds of cards have been dealt from the stock (the state just after the deal)."""
+    deals = deals or None
     hp = st.hand_points
     penalties = getattr(st.rules, "penalties", False)  # krypkasino: fewest penalties now
     stock = len(st.stock_ids)
@@ -146,7 +150,8 @@ class SearchAgent(Agent):
     of an enumerate-mode model (``PPOAgent``) whose move logits, times ``guide_temperature``
     points (default: the model's ``score_temperature`` in its side-car, else 1), replace the
     heuristic's scores as the prior and the choice of candidates (expert iteration,
-    ``experiments.exit``). Each option is checked here (ValueError naming it): ints >= 1,
+    ``experiments.exit``). Each option is checked here (ValueError naming it): ints >= 1
+    (``horizon`` >= 0),
     numbers >= 0, ``epsilon`` in [0, 1]."""
 
     name = "search"

@@ -247,6 +247,15 @@ def check_privileged(cfg: dict) -> None:
                          "not record the hidden cards the critic reads; set bc.decisions = 0")
 
 
+def check_shaping(cfg: dict) -> None:
+    """``env.reward_shaping`` adds differences of a potential, which leaves every policy's
+    ranking alone only without discounting: it needs ``ppo.gamma = 1``."""
+    if cfg["env"].get("reward_shaping") and float(cfg["ppo"]["gamma"]) != 1.0:
+        raise ValueError(f"env.reward_shaping needs ppo.gamma = 1 (got {cfg['ppo']['gamma']}): "
+                         "with discounting the shaped rewards would change which policy is "
+                         "best")
+
+
 def check_fine_tuning(cfg: dict) -> None:
     """The fine-tuning settings make sense together: ``ppo.init_model`` (PPO from a trained
     model's weights) excludes behaviour cloning, which would start from scratch again;
@@ -1046,6 +1055,7 @@ def train(cfg: dict, out: str | Path, runs: str | Path | None = None,
     check_from_scratch(cfg)
     check_fine_tuning(cfg)
     check_privileged(cfg)
+    check_shaping(cfg)
     out = Path(out)
     runs = Path(runs) if runs is not None else run_dir(cfg)
     ckpt = prepare_run(cfg, out, runs, resume, fresh)
@@ -1378,6 +1388,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         check_from_scratch(cfg)
         check_fine_tuning(cfg)
         check_privileged(cfg)
+        check_shaping(cfg)
         out = a.out or run_dir(cfg)
     except ValueError as exc:
         raise SystemExit(f"{a.config}: {exc}") from None

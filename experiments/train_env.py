@@ -52,8 +52,10 @@ class TrainEnv(CasinoEnv):
       and the hand's last reward is its result minus the points so far, so the rewards of a
       hand still add up to its result (less the points so far at the learner's first
       decision, which its actions cannot change). Potential-based shaping (Ng et al. 1999,
-      gamma = 1): every policy's return changes by that constant only; the critic no longer
-      has to count the points already banked;
+      gamma = 1, which ``experiments.train`` requires with it): every policy's return changes
+      by that constant only; the critic no longer has to count the points already banked. A
+      hand cut short (truncation, or an illegal action without a mask) keeps its last
+      potential in the return;
     - ``baseline="heuristic"`` (``episode="hand"``) scores each hand *in duplicate*: the same
       deal is also played with the baseline agent in the learner's seat against the same
       opponents, and the learner's reward is its result minus the baseline's (both scaled,

@@ -178,3 +178,28 @@ def test_the_results_say_the_reward_was_shaped():
     plain = load_config("experiments/configs/scratch_sums/casino.toml")
     assert "reward: hand points x 0.1 shaped by the points so far" in scratch_text(shaped, log)
     assert "reward: hand points x 0.1, observation" in scratch_text(plain, log)
+
+
+def test_shaping_with_discounting_is_refused():
+    """Potential-based shaping keeps every policy's ranking only with gamma = 1."""
+    from experiments.train import check_shaping
+
+    check_shaping(load_config("experiments/configs/scratch_shaped/casino.toml"))
+    with pytest.raises(ValueError, match="env.reward_shaping needs ppo.gamma = 1"):
+        check_shaping(load_config(None, {"env": {"reward_shaping": "score"},
+                                         "ppo": {"gamma": 0.99}}))
+    check_shaping(load_config(None, {"ppo": {"gamma": 0.99}}))  # no shaping: any gamma
+
+
+def test_rollout_deals_zero_plays_to_the_hand_end():
+    """``rollout(deals=0)`` is a rollout to the hand's end, as ``horizon=0`` is."""
+    import random
+
+    from agents.search import rollout
+    from agents.valuation import static_weights
+    from casino_env.engine import new_game
+
+    st = new_game("casino", 2, seed=3)
+    w = static_weights(st.rules)
+    assert rollout(st, w, random.Random(0), deals=0) == rollout(st, w, random.Random(0))
+    assert rollout(st, w, random.Random(0), deals=0).hand_points is not st.hand_points
