@@ -33,14 +33,18 @@ from .scripted import HeuristicAgent, greedy_choice
 from .valuation import Weights, static_weights
 
 
+def _lead(st: State, points, side: int) -> float:
+    """``side``'s points minus the best other side's; in a penalty game (krypkasino) points
+    count against their side."""
+    sign = -1 if getattr(st.rules, "penalties", False) else 1
+    return float(sign * points[side] - max(sign * p for s, p in enumerate(points) if s != side))
+
+
 def hand_result(start: State, st: State, side: int, game_bonus: float) -> float:
     """Points ``side`` gained from ``start`` to ``st`` minus the best other side's gain
     (+/- ``game_bonus`` if the game ended). In a penalty game (krypkasino) points gained count
     against their side."""
-    sign = -1 if getattr(st.rules, "penalties", False) else 1
-    gains = [sign * (b - a) for a, b in zip(start.scores, st.scores)]
-    mine = gains[side]
-    v = float(mine - max(g for s, g in enumerate(gains) if s != side))
+    v = _lead(st, [b - a for a, b in zip(start.scores, st.scores)], side)
     if st.game_over and game_bonus:
         v += game_bonus if st.winner == side else -game_bonus
     return v
@@ -50,9 +54,7 @@ def midhand_result(st: State, side: int) -> float:
     """``hand_result`` of a rollout stopped before the hand's end: the points ``side`` has
     so far this hand minus the best other side's (``casino_env.returns.running_points``:
     items already sure, majorities by share)."""
-    sign = -1 if getattr(st.rules, "penalties", False) else 1
-    pts = [sign * p for p in running_points(st)]
-    return pts[side] - max(p for s, p in enumerate(pts) if s != side)
+    return _lead(st, running_points(st), side)
 
 
 def rollout(st: State, w: Weights, rng: random.Random, epsilon: float = 0.0,

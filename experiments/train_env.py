@@ -47,7 +47,7 @@ class TrainEnv(CasinoEnv):
       deal (``MoveScoringPolicy`` feeds it to the value network only; the actor never reads
       it, and an agent playing the policy leaves it out);
     - ``reward_shaping="score"`` (``episode="hand"``, ``reward="points"``) adds, at every
-      step, the change of the learner side's points so far (``score_potential``: the items
+      step, the change of the learner side's points so far (``points_so_far``: the items
       already won, majorities by share), scaled: a capture's points arrive with the capture,
       and the hand's last reward is its result minus the points so far, so the rewards of a
       hand still add up to its result (less the points so far at the learner's first
@@ -153,7 +153,7 @@ class TrainEnv(CasinoEnv):
         return obs, shaped, terminated, truncated, info
 
     def _score_potential(self) -> float:
-        return score_potential(self.raw.state)[self.raw.rules.side(self.seat)]
+        return points_so_far(self.raw.state)[self.raw.rules.side(self.seat)]
 
     def _shape(self, reward: float) -> float:
         shaped = reward * self.reward_scale
@@ -223,13 +223,6 @@ class TrainEnv(CasinoEnv):
 
 
 SHAPINGS = (None, "score")
-
-
-def score_potential(st: State) -> list[float]:
-    """Per side, the hand's points so far as ``points_returns`` counts them
-    (``casino_env.returns.points_so_far``): the potential of ``reward_shaping = "score"``, a
-    function of the public state only, built from the rules' own scoring."""
-    return points_so_far(st)
 
 
 def privileged_size(rules) -> int:

@@ -12,8 +12,9 @@ pytest.importorskip("stable_baselines3")
 
 from casino_env.engine import State  # noqa: E402
 from casino_env.returns import points_returns  # noqa: E402
+from casino_env.returns import points_so_far as score_potential  # noqa: E402
 from experiments.train import env_kwargs, load_config  # noqa: E402
-from experiments.train_env import TrainEnv, score_potential  # noqa: E402
+from experiments.train_env import TrainEnv  # noqa: E402
 
 
 def spec(variant: str, piles: list, **extra) -> State:
