@@ -116,6 +116,7 @@ def bench_engine(states_per_config=3000, hands=60, seed=0) -> list[dict]:
                          legal_lists_per_s=round(best), slowest_ms=round(slowest * 1e3, 3),
                          hands_per_s=round(hands_s, 1),
                          mean_moves=round(statistics.mean(counts), 2),
+                         moves_per_s=round(best * statistics.mean(counts)),
                          max_moves=max(counts), calibration_loops_per_s=round(calib),
                          lists_per_calib=round(best / calib, 4)))
     return rows

@@ -39,6 +39,9 @@ def test_engine_rows_count_legal_moves_of_the_same_states():
     assert casino["mean_moves"] == round(statistics.mean(counts), 2)
     assert casino["max_moves"] == max(counts)
     assert all(r["legal_lists_per_s"] > 0 and r["hands_per_s"] > 0 for r in rows)
+    # moves_per_s: legal moves listed a second (lists/s times the mean list length)
+    assert all(abs(r["moves_per_s"] - r["legal_lists_per_s"] * r["mean_moves"])
+               <= 0.01 * r["legal_lists_per_s"] + 1 for r in rows)
 
 
 def test_random_states_are_mid_game_and_seeded():
