@@ -639,7 +639,8 @@ def _move_rest(moves: list, out: np.ndarray) -> None:
 
 
 def overflow_order(moves: list) -> list:
-    """Deterministic priority when a state has more legal moves than K: trails, then builds,
-    then captures taking the most cards first; ties keep the canonical order."""
+    """Deterministic priority when a state has more legal moves than K: trails (claims and
+    calls with them), then builds, then captures; within each, the moves taking the most cards
+    first; ties keep the canonical order."""
     rank = {"claim": 0, "call": 0, "trail": 0, "build": 1, "capture": 2}
     return sorted(moves, key=lambda m: (rank[m.kind], -m.taken_mask.bit_count()))

@@ -16,5 +16,5 @@ def register_envs() -> None:
     for variant, name in PRESET_IDS.items():
         env_id = f"casino_env/{name}-v0"
         if env_id not in registry:
-            register(id=env_id, entry_point="casino_env.single:CasinoEnv",
-                     kwargs={"variant": variant})
+            register(id=env_id, entry_point="casino_env.single:preset_env",
+                     kwargs={"preset": variant})

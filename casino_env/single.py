@@ -215,6 +215,18 @@ CASINO_ENV_ARGS: tuple[str, ...] = tuple(
     if name not in ("self", "switches"))
 
 
+def preset_env(preset: str, **kwargs) -> CasinoEnv:
+    """Gymnasium's entry point for ``casino_env/<Preset>-v0``: a CasinoEnv of the id's preset.
+    A ``variant`` keyword naming another preset is refused (it would train on a game other
+    than the id says); naming the same one is allowed."""
+    variant = kwargs.pop("variant", preset)
+    if variant != preset:
+        name = PRESET_IDS.get(variant)
+        hint = f"make casino_env/{name}-v0" if name else "drop it"
+        raise ValueError(f"variant={variant!r} conflicts with the id's preset {preset!r} "
+                         f"(casino_env/{PRESET_IDS[preset]}-v0): {hint}")
+    return CasinoEnv(variant=preset, **kwargs)
+
 def make_vec_env(n_envs: int = 8, seed: int = 0, vec: str = "dummy",
                  env_factory: Callable | None = None, **kwargs):
     """A stable-baselines3 VecEnv of ``n_envs`` CasinoEnv copies (``vec``: dummy or subproc)."""

@@ -182,3 +182,13 @@ def test_stepping_an_opponent_seat_of_the_single_agent_view_is_refused():
     assert not raw.observe("player_1")["action_mask"].any()
     with pytest.raises(RuntimeError, match="player_1 is played by its agent through play_move"):
         raw.step(0)
+
+
+def test_gym_id_refuses_a_variant_keyword_naming_another_preset():
+    """casino_env/<Preset>-v0 fixes the preset: variant= naming another one is refused with
+    the id to use instead (it used to override the id silently); the same preset is fine."""
+    assert gym.make("casino_env/Royal-v0", variant="royal").unwrapped.raw.variant == "royal"
+    assert gym.make("casino_env/Royal-v0").unwrapped.raw.variant == "royal"
+    with pytest.raises(ValueError, match=r"variant='casino' conflicts with the id's preset "
+                                         r"'royal'.*casino_env/Casino-v0"):
+        gym.make("casino_env/Royal-v0", variant="casino")
