@@ -310,3 +310,47 @@ def test_error_made_by_hand_keeps_the_old_signature():
     err = IllegalMoveError("no", "C-turn")
     assert (str(err), err.rule, err.reason, err.move) == ("no", "C-turn", "no", None)
     assert isinstance(err, ValueError)
+
+
+def test_a_plain_trail_with_a_value_is_refused_for_its_value():
+    """C-trail: a trail that takes nothing carries no value; the error says so (it used to
+    say the card may not trail, which was legal)."""
+    st = State.from_spec(spec([["5H", "9C"], ["6H"]]))
+    with pytest.raises(IllegalMoveError) as err:
+        apply_move(st, Move("trail", "5H", value=5))
+    assert err.value.rule == "C-trail"
+    assert err.value.reason == "a trail that takes nothing has no value, and this one says 5"
+    assert apply_move(st, Move("trail", "5H")).table == ["5H"]
+
+
+def test_nordic_builds_are_refused_in_plain_words():
+    """V-nordic-play: no building in swedish, so no builds (the message read "so no a")."""
+    st = State.from_spec({"variant": "swedish", "players": 2, "hands": [["3H", "8C"], ["6H"]],
+                          "table": ["5S"]})
+    with pytest.raises(IllegalMoveError) as err:
+        apply_move(st, Move("build", "3H", ["5S"], 8))
+    assert err.value.rule == "V-nordic-play"
+    assert err.value.reason == "there is no building in swedish, so no builds"
+
+
+@pytest.mark.parametrize(("args", "kwargs", "pattern"), [
+    (("capture", 5), {}, r"^played: must be a card string or a list of card strings, got 5"),
+    (("capture", "3H", None), {}, r"^taken: must be a card string or a list of card strings"),
+    (("trail", "3H"), {"deck": "standard"}, r"^deck: must be a Deck .* got 'standard'"),
+    (("build", "3H", ["5S"], 8), {"for_partner": "no"},
+     r"^for_partner: must be true or false, got 'no'"),
+    (("capture", "3H", ["3S"], 3), {"orange": "yes"}, r"^orange: must be true or false"),
+])
+def test_move_constructor_names_a_malformed_field(args, kwargs, pattern):
+    """A Move built from malformed fields is refused naming the field (it crashed inside, or
+    took the string "no" as true)."""
+    with pytest.raises(ValueError, match=pattern):
+        Move(*args, **kwargs)
+
+
+def test_move_constructor_takes_any_collection_of_card_names():
+    """``taken`` may be any collection of names (a frozenset, as ``Move.taken`` gives), and
+    the flags 0/1 as well as booleans."""
+    m = Move("capture", "3H", frozenset({"3S"}), 3)
+    assert m == Move("capture", ("3H",), ["3S"], 3)
+    assert Move("build", "3H", ["5S"], 8, for_partner=0).for_partner is False

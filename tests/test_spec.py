@@ -73,6 +73,7 @@ def test_build_missing_key(key):
     ("ZZ", r"bad card text 'ZZ'"),
     ("11H", r"bad card text '11H'"),
     ("10X", r"bad card text '10X'"),
+    ("10", r"bad card text '10': not a card of the standard deck"),  # (not "write the ace")
     ("", r"bad card text ''"),
     (5, r"card must be a string.*got 5"),
     (None, r"card must be a string"),
@@ -340,7 +341,14 @@ def test_extra_engine_keys_are_checked():
     bad(base(proven=[[15], []]), r"^proven: only with rule switch 'partner_build'")
     four = dict(variant="dominican", players=4, rules={"partner_build": True},
                 hands=[["AS"], ["2H"], ["3C"], ["4D"]])
-    bad(base(**four, proven=[[15], [], [], []]), r"^proven\[0\]: values must be ints 1\.\.14")
+    bad(base(**four, proven=[[15], [], [], []]),
+        r"^proven\[0\]: values must be build values, ints 1\.\.14, got \[15\]")
+    # classic casino builds go to 10 (C-build): a proven 11 cannot be
+    classic = dict(four, variant="casino", partnerships=True)
+    bad(base(**classic, proven=[[], [11], [], []]),
+        r"^proven\[1\]: values must be build values, ints 1\.\.10, got \[11\]")
+    assert State.from_spec(base(**classic, proven=[[], [10], [], []])).to_spec()["proven"] == \
+        [[], [10], [], []]
     bad(base(proven=[[]]), r"^proven: must be a list of 2")
 
 
@@ -597,3 +605,74 @@ def test_state_copy_copies_every_field() -> None:
     assert all(getattr(c, name) == ("marker", name) for name in _FIELDS)
     assert c._moves is None and c._index is None
     assert set(_FIELDS) | {"_moves", "_index"} == set(type(st).__slots__)
+
+
+@pytest.mark.parametrize(("players", "stock"), [(2, ["KC", "9D"]), (2, ["6S"]),
+                                                (4, ["KC", "9D", "2S"]),
+                                                (2, ["KC", "9D", "2S", "3S", "4S"])])
+def test_a_first_deal_needs_four_table_cards_and_one_each(players, stock):
+    """C-deal: a hand not begun whose stock cannot give the table four cards and every player
+    one is refused naming the stock (it used to deal a card to two places, or recurse for
+    ever); the smallest stock that can is dealt with each card in one place."""
+    bad({"variant": "casino", "players": players, "hands": [[]] * players, "stock": stock},
+        rf"^stock: the hand's first deal needs at least 4 cards for the table and one for "
+        rf"each of the {players} players, got {len(stock)} \(C-deal\)")
+    st = State.from_spec({"variant": "casino", "players": 2, "hands": [[], []],
+                          "stock": ["KC", "9D", "2S", "3S", "4S", "5S"]})
+    assert st.hands == [["KC"], ["9D"]] and st.table == ["2S", "3S", "4S", "5S"]
+    assert st.stock == []
+
+
+def test_deal_never_gives_a_card_twice():
+    """C-deal: dealing a stock too short for its round gives each card once (an equal share
+    each, the rest to the table), never a negative share."""
+    from casino_env.engine.dealing import deal
+
+    for n in range(0, 9):
+        stock = tuple(range(n))
+        for first in (True, False):
+            hands, rest, table = deal((0, 0), stock, 2, 1, first)
+            held = [c for h in hands for c in range(52) if h >> c & 1]
+            on_table = [c for c in range(52) if table >> c & 1]
+            assert sorted(held + on_table + list(rest)) == list(stock), (n, first)
+
+
+@pytest.mark.parametrize(("variant", "events", "pattern"), [
+    ("tuxedo", [[0, "bogus", 1000]], r"^events\[0\]: 'bogus' is not an event of 'tuxedo' "
+     r"\(its events: sweep, orange, orange call, false call\)"),
+    ("tuxedo", [[0, "sweep", 7]], r"^events\[0\]: 'sweep' scores 5 or 10 points here, got 7"),
+    ("tuxedo", [[1, "false call", 10]], r"^events\[0\]: 'false call' scores -10 points"),
+    ("krypkasino", [[0, "tabbe", 1]], r"^events\[0\]: 'tabbe' scores 5 points here, got 1"),
+    ("krypkasino", [[0, "tabbe credit", 5]], r"'tabbe credit' scores -5 points"),
+    ("casino", [[0, "sweep", 1]], r"^events\[0\]: 'sweep' is not an event of 'casino' "
+     r"\(its events: none\)"),
+    ("casino", 5, r"^events: must be a list of \[side, item, points\], got 5"),
+    ("casino", None, r"^events: must be a list"),
+])
+def test_events_name_the_rules_items_and_their_points(variant, events, pattern):
+    """V-tux-score, V-kryp-score: a spec's scoring events are the rules' own (tuxedo's sweeps,
+    oranges and calls; krypkasino's tabbes and their credits) with their points; an invented
+    item or amount is refused (it used to be scored as written)."""
+    hands = [["3R"], ["4Y"]] if variant == "tuxedo" else [["3H"], ["4H"]]
+    bad({"variant": variant, "players": 2, "hands": hands, "events": events}, pattern)
+
+
+def test_events_the_rules_make_are_accepted():
+    st = State.from_spec({"variant": "tuxedo", "players": 2, "hands": [["3R"], ["4Y"]],
+                          "events": [[0, "sweep", 5], [1, "orange", 10], [0, "false call", -10]]})
+    assert st.to_spec()["events"] == [[0, "sweep", 5], [1, "orange", 10], [0, "false call", -10]]
+    st = State.from_spec({"variant": "krypkasino", "players": 2, "hands": [["3H"], ["4H"]],
+                          "events": [[0, "dubbeltabbe", 10], [1, "dubbeltabbe credit", -10]]})
+    assert len(st.to_spec()["events"]) == 2
+
+
+@pytest.mark.parametrize(("key", "value", "pattern"), [
+    ("proven", 5, r"^proven: must be a list of 2 lists of values, got 5"),
+    ("rules", [], r"^rules: must be a dict of rule switches, got \[\]"),
+    ("rules", 0, r"^rules: must be a dict of rule switches, got 0"),
+    ("rules", "", r"^rules: must be a dict of rule switches"),
+])
+def test_wrong_types_are_named_not_ignored(key, value, pattern):
+    """A field of the wrong type is named (``proven=5`` crashed inside; ``rules=[]`` or ``0``
+    was taken as no switches)."""
+    bad(base(**{key: value}), pattern)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from casino_env.engine import State, apply_move, new_game
+from casino_env.engine import State, apply_move, describe_variant, legal_moves, new_game
 
 SPEC = {
     "variant": "casino", "players": 2, "dealer": 1, "current": 0,
@@ -53,3 +53,32 @@ def test_missing_table_stock_piles_mean_empty() -> None:
     st = State.from_spec({"variant": "casino", "players": 2, "dealer": 1, "current": 0,
                           "hands": [["7H"], ["KD"]]})
     assert st.table == [] and st.stock == [] and st.stock_size == 0 and st.piles == [[], []]
+
+
+def test_api_functions_name_a_spec_passed_for_a_state() -> None:
+    """legal_moves and apply_move given a spec dict (or None) instead of a State say so, and
+    how to make one (they failed with an AttributeError inside)."""
+    spec = {"variant": "casino", "players": 2, "hands": [["3H"], ["4H"]]}
+    with pytest.raises(TypeError, match=r"^legal_moves: expected a State, got dict "
+                                        r"\(State\.from_spec\(spec\) makes one"):
+        legal_moves(spec)
+    with pytest.raises(TypeError, match=r"^apply_move: expected a State, got NoneType"):
+        apply_move(None, "3H trails")
+    assert [str(m) for m in legal_moves(State.from_spec(spec))] == ["3H trails"]
+
+
+def test_describe_variant_and_new_game_argument_types() -> None:
+    """describe_variant with a non-string is an unknown variant (not an unhashable-type
+    crash); new_game takes a numpy integer for ``players`` as it does for ``seed``; a preset
+    that turns on a switch another needs says so (V-cancel)."""
+    import numpy as np
+
+    with pytest.raises(ValueError, match=r"^unknown variant \['casino'\] \(known: casino"):
+        describe_variant(["casino"])
+    assert new_game("casino", np.int64(2), seed=np.int64(3)).to_spec() == \
+        new_game("casino", 2, seed=3).to_spec()
+    with pytest.raises(ValueError, match=r"rule switch 'cancel' needs 'sweeps' \(V-cancel\); "
+                                         r"the 'finnish' preset turns 'cancel' on, so set "
+                                         r"cancel=False too"):
+        new_game("finnish", 2, sweeps=False)
+    new_game("finnish", 2, sweeps=False, cancel=False)

@@ -56,7 +56,7 @@ class Deck:
         standard = self.suits == "SHDC"
         if t.startswith("T") and standard:
             t = "10" + t[1:]
-        if standard and len(t) == 2 and t[0] == "1":
+        if standard and len(t) == 2 and t[0] == "1" and t[1] in self.suits:
             raise ValueError(f"bad card text {text!r}: write the ace as 'A{t[1]}'")
         try:
             return self.index[t]

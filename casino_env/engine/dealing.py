@@ -36,14 +36,14 @@ def deal(hands: tuple, stock: tuple, players: int, dealer: int, first: bool,
     hands = list(hands)
     n = len(stock)
     per = hand_size if n >= hand_size * players + (TABLE_SIZE if first else 0) else \
-        (n - (TABLE_SIZE if first else 0)) // players
+        max(0, n - (TABLE_SIZE if first else 0)) // players
     pos = 0
     for k in range(1, players + 1):
         seat = (dealer + k) % players
         for cid in stock[pos:pos + per]:
             hands[seat] |= 1 << cid
         pos += per
-    to_table = TABLE_SIZE if first else (n - pos if per < hand_size else 0)
+    to_table = min(TABLE_SIZE, n - pos) if first else (n - pos if per < hand_size else 0)
     left = n - pos - to_table
     if leftover_to_table and 0 < left < players:
         # Too few for another round of a card each (6 players: 4 cards after four deals):

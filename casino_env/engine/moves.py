@@ -36,11 +36,13 @@ class Move:
                  orange: bool = False, *, deck: Deck | None = None) -> None:
         if kind not in KINDS:
             raise ValueError(f"move kind must be one of {', '.join(KINDS)}, got {kind!r}")
-        if isinstance(played, str):
-            played = (played,)
-        if isinstance(taken, str):
-            taken = (taken,)
-        played, taken = tuple(played), tuple(taken)
+        played, taken = _card_texts(played, "played"), _card_texts(taken, "taken")
+        for name, flag in (("for_partner", for_partner), ("orange", orange)):
+            if isinstance(flag, str) or flag not in (True, False):  # (0/1, numpy bools too)
+                raise ValueError(f"{name}: must be true or false, got {flag!r}")
+        if deck is not None and not isinstance(deck, Deck):
+            raise ValueError(f"deck: must be a Deck (e.g. casino_env.engine.cards.STANDARD) "
+                             f"or None, got {deck!r}")
         first = (played + taken)[0] if played + taken else ""
         if deck is None:
             deck = deck_of_card_text(first)
@@ -126,6 +128,16 @@ class Move:
 
     def __repr__(self) -> str:
         return f"Move({str(self)!r})"
+
+
+def _card_texts(cards: object, field: str) -> tuple:
+    """``cards`` (a card string, or a list or tuple of them) as a tuple; else ValueError."""
+    if isinstance(cards, str):
+        return (cards,)
+    if isinstance(cards, (bytes, dict)) or not hasattr(cards, "__iter__"):
+        raise ValueError(f"{field}: must be a card string or a list of card strings, "
+                         f"got {cards!r}")
+    return tuple(cards)
 
 
 def _mask(deck: Deck, cards: tuple, field: str) -> int:
@@ -221,7 +233,11 @@ def legal_moves(state) -> list[Move]:
     """Every legal move for ``state.current``, once each, in a stable canonical order: a claim
     or call first (where the rules have them), then by played card: the trail, captures,
     builds (by value); builds for partner come last."""
-    moves = state._moves
+    try:
+        moves = state._moves
+    except AttributeError:
+        raise TypeError(f"legal_moves: expected a State, got {type(state).__name__} "
+                        "(State.from_spec(spec) makes one from a spec)") from None
     if moves is None:
         moves = [] if state.game_over else generate(state)
         state._moves = moves

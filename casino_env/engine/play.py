@@ -122,6 +122,9 @@ def _start_hand(st: State) -> None:
 
 def apply_move(state: State, move: Move | str) -> State:
     """The state after ``move`` (a Move, or its notation); ``state`` is left unchanged."""
+    if not isinstance(state, State):
+        raise TypeError(f"apply_move: expected a State, got {type(state).__name__} "
+                        "(State.from_spec(spec) makes one from a spec)")
     if isinstance(move, str):
         move = parse_move(move, state)
     elif not isinstance(move, Move):
@@ -532,9 +535,12 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
         return _why_multi(state, move)
     if pm.bit_count() != 1:
         return "C-turn", f"a turn plays exactly one card from hand, not {pm.bit_count()}"
+    if move.kind == "trail" and not tm and move.value is not None:
+        return "C-trail", (f"a trail that takes nothing has no value, and this one says "
+                           f"{move.value}")
     if r.preset.play and (move.kind == "build" or move.kind == "trail" and tm):
         # V-nordic-play, V-kryp-play: a card captures or trails, and a trail takes nothing.
-        what = "a build" if move.kind == "build" else "a trail that takes table cards"
+        what = "builds" if move.kind == "build" else "trails that take table cards"
         return r.preset.play, f"there is no building in {r.variant}, so no {what}"
     c = bit_list(pm)[0]
     cname = d.names[c]

@@ -7,6 +7,7 @@ on the presets where it makes sense, and is refused with a clear error elsewhere
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field, fields
 from typing import NamedTuple
 
@@ -398,8 +399,9 @@ def make_rules(variant: str = "casino", players: int = 2, partnerships: bool | N
     if not isinstance(variant, str) or variant not in PRESETS:
         raise ValueError(f"{pre}unknown variant {variant!r} (known: {', '.join(PRESETS)})")
     preset = PRESETS[variant]
-    if isinstance(players, bool) or not isinstance(players, int):
+    if isinstance(players, bool) or not isinstance(players, numbers.Integral):
         raise ValueError(f"{pre}players must be an int, got {players!r}")
+    players = int(players)  # (a numpy integer too, as seeds are)
     if players not in preset.players:
         raise ValueError(f"{pre}players={players} is not allowed for {variant!r} "
                          f"(allowed: {', '.join(map(str, preset.players))})")
@@ -518,7 +520,9 @@ def _check_consistency(r: Rules, pre: str) -> None:
     if r.partner_build and not r.partnerships:
         raise ValueError(f"{pre}rule switch 'partner_build' needs partnerships (V-partner-build)")
     if r.cancel and not r.sweeps:
-        raise ValueError(f"{pre}rule switch 'cancel' needs 'sweeps' (V-cancel)")
+        why = f"; the {r.variant!r} preset turns 'cancel' on, so set cancel=False too" \
+            if PRESETS[r.variant].defaults.get("cancel") else ""
+        raise ValueError(f"{pre}rule switch 'cancel' needs 'sweeps' (V-cancel){why}")
     if r.difference and r.sides != 2:
         raise ValueError(f"{pre}rule switch 'difference' needs two sides (V-target), "
                          f"this game has {r.sides}")
@@ -550,7 +554,7 @@ def list_variants() -> list[str]:
 
 def describe_variant(name: str) -> dict:
     """A preset's description: players allowed, deck, switches with their defaults."""
-    if name not in PRESETS:
+    if not isinstance(name, str) or name not in PRESETS:
         raise ValueError(f"unknown variant {name!r} (known: {', '.join(PRESETS)})")
     p = PRESETS[name]
     rules = make_rules(name, p.players[0])

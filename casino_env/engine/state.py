@@ -10,6 +10,7 @@ import numbers
 from typing import NamedTuple
 
 from .cards import Deck, bit_list
+from .dealing import TABLE_SIZE
 from .rules import BICYCLE_DOUBLE, Rules, make_rules
 from .scoring import FINNISH_SWEEP_LIMIT, sweep_scores
 from .sets import partitions
@@ -436,7 +437,9 @@ def _parse_spec(spec: object) -> State:
     for k in REQUIRED_KEYS:
         if k not in spec:
             raise ValueError(f"{k}: missing (a spec needs {', '.join(REQUIRED_KEYS)})")
-    switches = spec.get("rules") or {}
+    switches = spec.get("rules")
+    if switches is None:
+        switches = {}
     if not isinstance(switches, dict):
         raise ValueError(f"rules: must be a dict of rule switches, got {switches!r}")
     rules = make_rules(spec["variant"], spec["players"], spec.get("partnerships"), switches,
@@ -510,6 +513,8 @@ def _parse_spec(spec: object) -> State:
     met = tuple(_seat(s, sides, "met") for s in met_spec)
     if len(set(met)) != len(met):
         raise ValueError(f"met: a side is listed twice in {list(met)}")
+    if "proven" in spec and not isinstance(spec["proven"], (list, tuple)):
+        raise ValueError(f"proven: must be a list of {n} lists of values, got {spec['proven']!r}")
     if "proven" in spec and not rules.partner_build and any(spec["proven"] or []):
         raise ValueError("proven: only with rule switch 'partner_build' (V-partner-build)")
     proven_spec = spec.get("proven", [[] for _ in range(n)])
@@ -519,8 +524,9 @@ def _parse_spec(spec: object) -> State:
     for i, vals in enumerate(proven_spec):
         m = 0
         for v in vals if isinstance(vals, (list, tuple)) else [None]:
-            if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 14:
-                raise ValueError(f"proven[{i}]: values must be ints 1..14, got {vals!r}")
+            if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= rules.max_value:
+                raise ValueError(f"proven[{i}]: values must be build values, ints "
+                                 f"1..{rules.max_value}, got {vals!r}")
             m |= 1 << v
         proven.append(m)
 
@@ -528,10 +534,21 @@ def _parse_spec(spec: object) -> State:
     if isinstance(hand_no, bool) or not isinstance(hand_no, int) or hand_no < 0:
         raise ValueError(f"hand: must be a non-negative int (hands completed), got {hand_no!r}")
     events = []
-    for i, e in enumerate(spec.get("events", [])):
+    events_spec = spec.get("events", [])
+    if not isinstance(events_spec, (list, tuple)):
+        raise ValueError(f"events: must be a list of [side, item, points], got {events_spec!r}")
+    allowed = _event_points(rules)
+    for i, e in enumerate(events_spec):
         if (not isinstance(e, (list, tuple)) or len(e) != 3 or not isinstance(e[1], str)
                 or isinstance(e[2], bool) or not isinstance(e[2], int)):
             raise ValueError(f"events[{i}]: must be [side, item, points], got {e!r}")
+        if e[1] not in allowed:
+            raise ValueError(f"events[{i}]: {e[1]!r} is not an event of {rules.variant!r} "
+                             f"(its events: {', '.join(allowed) or 'none'})")
+        if e[2] not in allowed[e[1]]:
+            raise ValueError(f"events[{i}]: {e[1]!r} scores "
+                             f"{' or '.join(map(str, sorted(allowed[e[1]])))} points here, "
+                             f"got {e[2]!r}")
         events.append((_seat(e[0], sides, f"events[{i}][0]"), e[1], e[2]))
     pending = _seat(spec.get("pending_orange"), n, "pending_orange", allow_none=True)
     if pending is not None and not rules.orange_calls:
@@ -542,6 +559,11 @@ def _parse_spec(spec: object) -> State:
                          f"got {extra_turn!r}")
     winner = _seat(spec.get("winner"), sides, "winner", allow_none=True)
 
+    if (stock and winner is None and not any(hands) and not loose and not builds
+            and not any(piles) and len(stock) < TABLE_SIZE + n):
+        raise ValueError(f"stock: the hand's first deal needs at least {TABLE_SIZE} cards for "
+                         f"the table and one for each of the {n} players, got {len(stock)} "
+                         "(C-deal)")
     st = State.__new__(State)
     for name, value in (("rules", rules), ("dealer", dealer), ("current", current),
                         ("hand_masks", hands), ("loose_mask", loose),
@@ -560,6 +582,18 @@ def _parse_spec(spec: object) -> State:
     if deck.copies > 1:
         renumber(st)
     return st
+
+
+def _event_points(rules: Rules) -> dict[str, set[int]]:
+    """The scoring events a spec may list for these rules, and the points each can carry
+    (V-tux-score's sweeps, oranges and calls; V-kryp-score's tabbes and their credits)."""
+    if rules.scoring == "tuxedo":
+        return {"sweep": {5, 10}, "orange": {10}, "orange call": {10}, "false call": {-10}}
+    if rules.scoring == "kryp":
+        p = rules.item_points.sweep
+        return {"tabbe": {p}, "dubbeltabbe": {2 * p}, "tabbe credit": {-p},
+                "dubbeltabbe credit": {-2 * p}}
+    return {}
 
 
 def stealable(st: State, seat: int) -> int:
