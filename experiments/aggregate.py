@@ -29,6 +29,7 @@ import csv
 import json
 import math
 import re
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -87,9 +88,18 @@ def _rliable_intervals(library, scores: np.ndarray, reps: int, seed: int, conf: 
     def func(x: np.ndarray) -> np.ndarray:
         return np.array([iqm(x[..., j]) for j in range(x.shape[-1])])
 
-    _, ci = library.get_interval_estimates(
-        {"run": scores[:, None, :]}, func, reps=reps, confidence_interval_size=conf,
-        random_state=np.random.RandomState(seed))
+    # rliable 1.2 draws its resamples from numpy's global generator (StratifiedBootstrap.
+    # update_indices), whatever random_state says: seed that too, and put it back after.
+    saved = np.random.get_state()
+    np.random.seed(seed)
+    try:
+        with warnings.catch_warnings():  # arch 7: random_state is deprecated (still works)
+            warnings.simplefilter("ignore", FutureWarning)
+            _, ci = library.get_interval_estimates(
+                {"run": scores[:, None, :]}, func, reps=reps, confidence_interval_size=conf,
+                random_state=np.random.RandomState(seed))
+    finally:
+        np.random.set_state(saved)
     return np.asarray(ci["run"][0], float), np.asarray(ci["run"][1], float)
 
 

@@ -193,3 +193,18 @@ def test_errors_name_the_problem(curves, tmp_path):
         agg.main([str(runs[0]), str(runs[0]), "--out", str(tmp_path / "o")])
     with pytest.raises(SystemExit):
         agg.parse_args([str(runs[0]), "--target", "random"])
+
+
+def test_rliable_intervals_are_seeded_and_leave_numpys_generator_alone():
+    """rliable 1.2 resamples with numpy's global generator: the same seed gives the same
+    interval, and the caller's global random state is as it was."""
+    library = agg._rliable()
+    if library is None:
+        pytest.skip("rliable is not installed (pip install -e '.[stats]')")
+    scores = np.array([RATES["greedy"][k] for k in range(4)]).T
+    np.random.seed(123)
+    before = np.random.get_state()[1].copy()
+    a = agg._rliable_intervals(library, scores, 300, 5, 0.95)
+    b = agg._rliable_intervals(library, scores, 300, 5, 0.95)
+    assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+    assert np.array_equal(np.random.get_state()[1], before)

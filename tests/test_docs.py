@@ -31,7 +31,7 @@ def test_ci_runs_the_readme_test_command():
     ci = (ROOT / ".ci" / "run").read_text()
     assert test_command in ci.splitlines()
     assert "torch==2.13.0" in ci  # the CPU build from local disk, installed first
-    assert ci.index("torch==2.13.0") < ci.index('-e ".[train,dev,rllib,openspiel]"')
+    assert ci.index("torch==2.13.0") < ci.index('-e ".[train,dev,rllib,openspiel,stats]"')
 
 
 def test_generated_blocks_are_up_to_date():
