@@ -354,3 +354,17 @@ def test_move_constructor_takes_any_collection_of_card_names():
     m = Move("capture", "3H", frozenset({"3S"}), 3)
     assert m == Move("capture", ("3H",), ["3S"], 3)
     assert Move("build", "3H", ["5S"], 8, for_partner=0).for_partner is False
+
+
+def test_two_decks_say_a_card_is_there_only_once():
+    """V-kryp-values (two copies of each card): naming a card twice where one copy lies says
+    it is there only once (it said the card was not there at all)."""
+    st = State.from_spec({"variant": "krypkasino", "players": 2,
+                          "hands": [["5S", "9C"], ["6H"]], "table": ["5S", "3D"]})
+    cases = [("5S captures 5S+5S", "C-capture", "5S is on the table only once"),
+             ("9C+9C trails", "C-turn", "seat 0 holds 9C only once"),
+             ("5S captures 4H", "C-capture", "4H is not on the table")]
+    for text, rule, reason in cases:
+        with pytest.raises(IllegalMoveError) as err:
+            apply_move(st, text)
+        assert (err.value.rule, err.value.reason) == (rule, reason), text

@@ -530,7 +530,8 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
     if not pm:
         return "C-turn", f"a turn plays a card from hand, and this {move.kind} names none"
     if pm & ~hand:
-        return "C-turn", f"seat {seat} does not hold {_cards(d, pm & ~hand)}"
+        return "C-turn", _absent(d, pm & ~hand, hand, f"seat {seat} does not hold {{cards}}",
+                                 f"seat {seat} holds {{cards}} only once")
     if r.multi_play:
         return _why_multi(state, move)
     if pm.bit_count() != 1:
@@ -555,7 +556,8 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
             return why
     table |= _loose_items(state) & ~state.loose_mask
     if tm & ~table:
-        return f"C-{move.kind}", f"{_cards(d, tm & ~table)} {_is(tm & ~table)} not on the table"
+        return f"C-{move.kind}", _absent(d, tm & ~table, table, "{cards} {verb} not on the table",
+                                         "{cards} {verb} on the table only once")
     if r.must_capture:
         return _why_kryp(state, move, c, cname)
     for b in state.builds:
@@ -829,7 +831,8 @@ def _why_multi(state: State, move: Move) -> tuple[str, str]:
         return "C-capture", "a capture takes at least one table card, and this one names none"
     if tm & ~state.loose_mask:
         missing = tm & ~state.loose_mask
-        return "C-capture", f"{_cards(d, missing)} {_is(missing)} not on the table"
+        return "C-capture", _absent(d, missing, state.loose_mask, "{cards} {verb} not on the table",
+                                    "{cards} {verb} on the table only once")
     if move.for_partner:
         return "V-hun-play", "a capture is never made for partner"
     played = [(d.names[i], r.values[i]) for i in bit_list(pm)]
@@ -883,6 +886,16 @@ def _cards(d, mask: int) -> str:
 
 def _is(mask: int) -> str:
     return "is" if mask.bit_count() == 1 else "are"
+
+
+def _absent(d, missing: int, there: int, absent: str, once: str) -> str:
+    """Why the cards ``missing`` are not in a place holding ``there``: ``absent``, or with two
+    decks, when the other copy of each is there, ``once`` (templates of {cards} and {verb})."""
+    if d.copies > 1:
+        kinds = {d.kind[c] for c in bit_list(there)}
+        if all(d.kind[c] in kinds for c in bit_list(missing)):
+            absent = once
+    return absent.format(cards=_cards(d, missing), verb=_is(missing))
 
 
 def _or(values) -> str:
