@@ -179,6 +179,11 @@ class SearchAgent(Agent):
         self.horizon = None if horizon is None else check_int("horizon", horizon, 0)
         self.game_bonus = check_number("game_bonus", game_bonus, 0.0)
         self.heuristic = HeuristicAgent(seed)
+        if guide_temperature is not None:
+            guide_temperature = check_number("guide_temperature", guide_temperature, 0.0)
+            if guide is None:
+                raise ValueError("guide_temperature: scales a guide's logits, so it needs "
+                                 "guide (the path of an enumerate-mode model)")
         self.guide = None if guide is None else _load_guide(guide, guide_temperature)
         # The last decision's searched moves with their final scores (rollout mean plus the
         # prior term; a forced move or a lone candidate scores 0): what behaviour cloning

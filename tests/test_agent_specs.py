@@ -311,3 +311,13 @@ def test_ppo_model_on_another_game(casino_model: Agent) -> None:
                 "partnerships with no sweeps, no cancel"):
         casino_model.check_rules(make_rules("dominican", 4, False, {"sweeps": False,
                                                                     "cancel": False}))
+
+
+def test_guide_temperature_is_checked_without_a_guide_too():
+    """search's guide_temperature is refused when bad, and without a guide to scale (it was
+    checked only when a guide was given, and otherwise ignored)."""
+    with pytest.raises(ValueError, match=r"guide_temperature must be a number >= 0, got -1"):
+        make_agent("search:guide_temperature=-1")
+    with pytest.raises(ValueError, match=r"^guide_temperature: scales a guide's logits, so it "
+                                         r"needs guide"):
+        make_agent("search:guide_temperature=2")
