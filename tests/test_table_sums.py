@@ -111,3 +111,23 @@ def test_the_table_sums_config_is_the_move_scorer_config_plus_the_sums():
         diff = {k for k in scorer[section] if scorer[section][k] != sums[section].get(k)}
         assert diff == {"policy": {"table_sums"}, "run": {"name"}}.get(section, set()), section
     assert run_dir(sums).name == "sums_casino_s0"
+
+
+@pytest.mark.parametrize("variant", ["royal", "dominican", "hungarian", "tuxedo", "spade",
+                                     "wippen", "swedish", "finnish", "swazi", "krypkasino"])
+def test_every_presets_table_sums_config_is_casinos_with_its_variant(variant):
+    """experiments/configs/scratch_sums/<preset>.toml: casino's config with only the variant
+    and the reward's scale changed (the scale of the preset's MLP config), from scratch; so
+    the presets' runs differ in the game alone."""
+    from experiments.train import check_from_scratch, load_config, run_dir
+
+    casino = load_config("experiments/configs/scratch_sums/casino.toml")
+    cfg = load_config(f"experiments/configs/scratch_sums/{variant}.toml")
+    mlp = load_config(f"experiments/configs/scratch/{variant}.toml")
+    check_from_scratch(cfg)
+    assert cfg["env"]["variant"] == variant
+    assert cfg["env"]["reward_scale"] == mlp["env"]["reward_scale"]
+    for section in casino:
+        diff = {k for k in casino[section] if casino[section][k] != cfg[section].get(k)}
+        assert diff <= ({"variant", "reward_scale"} if section == "env" else set()), section
+    assert run_dir(cfg).name == f"sums_{variant}_s0"
