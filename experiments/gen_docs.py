@@ -112,7 +112,9 @@ def ladder_table() -> str:
 # whose train_log.json says how the model was made, the model's name in the table).
 PROTOCOL_RUNS = tuple((f"cloned_{v}", f"train/{v}", f"{v}, cloned") for v in (
     "casino", "royal", "dominican", "hungarian", "tuxedo", "spade", "wippen")) + (
-    ("scratch_casino_s0", "scratch/casino_s0", "casino, RL from scratch (MLP, seed 0)"),)
+    ("scratch_casino_s0", "scratch/casino_s0", "casino, RL from scratch (MLP, seed 0)"),
+    ("sums_casino_s0", "scratch/sums_casino_s0",
+     "casino, RL from scratch (move scorer, table sums, seed 0)"))
 
 
 def _trained(folder: Path) -> str:
