@@ -112,7 +112,7 @@ def load_module(folder: Path, policy: str) -> Any:
         raise CheckpointNotFoundError(f"rllib checkpoint {folder}: the module of policy "
                                       f"{policy!r} is not there ({where})")
     try:
-        return RLModule.from_checkpoint(where)
+        return RLModule.from_checkpoint(str(where.resolve()))  # (pyarrow: an absolute path)
     except Exception as e:  # a corrupt or foreign folder: RLlib raises many kinds
         raise ValueError(f"rllib checkpoint {where} does not load as an RLModule: "
                          f"{type(e).__name__}: {e}") from e

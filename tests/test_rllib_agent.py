@@ -273,3 +273,13 @@ def test_missing_and_broken_checkpoints_are_named(shared_run, tmp_path):
                 "mean 'policy'?"):
         make_agent(f"rllib:{shared_run},polcy=shared")
     assert "rllib:PATH" in known_agents()
+
+
+def test_a_relative_checkpoint_path_loads(shared_run, monkeypatch):
+    """A run given as a relative path (the documented commands use ``runs/rllib/...``) loads:
+    RLlib's checkpoint reader (pyarrow) refuses a relative path, so the agent resolves it
+    (a relative --runs made the first evaluation of a training run fail)."""
+    monkeypatch.chdir(shared_run.parent)
+    agent = RLlibAgent(shared_run.name)
+    st = new_game("casino", 2, seed=5)
+    assert agent.act(st, st.current) in legal_moves(st)
