@@ -22,6 +22,9 @@ from .moves import (
 )
 from .rules import make_rules
 from .scoring import (
+    TUX_ORANGE,
+    TUX_SWEEP_BIG,
+    TUX_SWEEP_SMALL,
     certain,
     criteria,
     earned,
@@ -194,7 +197,7 @@ def play(state: State, m: Move) -> State:
     if kind == "claim":
         return _claim(st, side)
     if kind == "call":  # V-tux-score: the previous capture's orange, called by the next player
-        st.events = st.events + ((side, "orange call", 10),)
+        st.events = st.events + ((side, "orange call", TUX_ORANGE),)
         st.pending_orange = None
         return st
     pm, tm = m.played_mask, m.taken_mask
@@ -303,7 +306,7 @@ def _record_sweep(st: State, side: int, count: int, size: int) -> None:
         sweeps = [k - 1 for k in sweeps]
     st.sweeps = tuple(sweeps)
     if r.scoring == "tuxedo":  # V-tux-score: 10 for a sweep of 4 or more table cards, else 5
-        st.events = st.events + ((side, "sweep", 10 if size >= 4 else 5),)
+        st.events = st.events + ((side, "sweep", TUX_SWEEP_BIG if size >= 4 else TUX_SWEEP_SMALL),)
 
 
 def _orange(st: State, seat: int, side: int, tm: int, called: bool) -> None:
@@ -312,10 +315,11 @@ def _orange(st: State, seat: int, side: int, tm: int, called: bool) -> None:
     is_orange = bool(tm & suit[0]) and bool(tm & suit[1])  # colours R Y G B
     if not st.rules.orange_calls:
         if is_orange:
-            st.events = st.events + ((side, "orange", 10),)
+            st.events = st.events + ((side, "orange", TUX_ORANGE),)
         return
     if called:
-        st.events = st.events + ((side, "orange", 10) if is_orange else (side, "false call", -10),)
+        st.events = st.events + ((side, "orange", TUX_ORANGE) if is_orange
+                                 else (side, "false call", -TUX_ORANGE),)
     elif is_orange:
         st.pending_orange = -1  # set to the next seat to move in _next_turn
 

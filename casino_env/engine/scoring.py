@@ -31,6 +31,24 @@ FIVE_RANK = 5
 CRITERIA = {3: ("cards",), 2: ("10D",), 1: ("spades",), 5: ("cards", "10D"), 4: ("cards", "spades")}
 MAJORITY = ("cards", "spades")  # items decided only once every card is captured
 FINNISH_SWEEP_LIMIT = 10  # V-fin-score: no sweeps score once a side starts a hand with 10
+# V-tux-score's points scored during play (the state's events): an orange, or a call of one
+# (a false call costs as much); a sweep of 4 or more table cards, and of fewer.
+TUX_ORANGE = 10
+TUX_SWEEP_BIG, TUX_SWEEP_SMALL = 10, 5
+
+
+def event_points(rules) -> dict[str, set[int]]:
+    """The scoring events play records for these rules (the state's ``events``), and the
+    points each can carry: V-tux-score's sweeps, oranges and calls; V-kryp-score's tabbes and
+    their credits; none in the other games."""
+    if rules.scoring == "tuxedo":
+        return {"sweep": {TUX_SWEEP_SMALL, TUX_SWEEP_BIG}, "orange": {TUX_ORANGE},
+                "orange call": {TUX_ORANGE}, "false call": {-TUX_ORANGE}}
+    if rules.scoring == "kryp":
+        p = rules.item_points.sweep
+        return {"tabbe": {p}, "dubbeltabbe": {2 * p}, "tabbe credit": {-p},
+                "dubbeltabbe credit": {-2 * p}}
+    return {}
 
 
 def sweep_scores(rules: Rules, scores: tuple, last_deal: bool) -> bool:

@@ -12,7 +12,7 @@ from typing import NamedTuple
 from .cards import Deck, bit_list
 from .dealing import TABLE_SIZE
 from .rules import BICYCLE_DOUBLE, Rules, make_rules
-from .scoring import FINNISH_SWEEP_LIMIT, sweep_scores
+from .scoring import FINNISH_SWEEP_LIMIT, event_points, sweep_scores
 from .sets import partitions
 
 
@@ -537,7 +537,7 @@ def _parse_spec(spec: object) -> State:
     events_spec = spec.get("events", [])
     if not isinstance(events_spec, (list, tuple)):
         raise ValueError(f"events: must be a list of [side, item, points], got {events_spec!r}")
-    allowed = _event_points(rules)
+    allowed = event_points(rules)
     for i, e in enumerate(events_spec):
         if (not isinstance(e, (list, tuple)) or len(e) != 3 or not isinstance(e[1], str)
                 or isinstance(e[2], bool) or not isinstance(e[2], int)):
@@ -582,18 +582,6 @@ def _parse_spec(spec: object) -> State:
     if deck.copies > 1:
         renumber(st)
     return st
-
-
-def _event_points(rules: Rules) -> dict[str, set[int]]:
-    """The scoring events a spec may list for these rules, and the points each can carry
-    (V-tux-score's sweeps, oranges and calls; V-kryp-score's tabbes and their credits)."""
-    if rules.scoring == "tuxedo":
-        return {"sweep": {5, 10}, "orange": {10}, "orange call": {10}, "false call": {-10}}
-    if rules.scoring == "kryp":
-        p = rules.item_points.sweep
-        return {"tabbe": {p}, "dubbeltabbe": {2 * p}, "tabbe credit": {-p},
-                "dubbeltabbe credit": {-2 * p}}
-    return {}
 
 
 def stealable(st: State, seat: int) -> int:
