@@ -241,7 +241,7 @@ def load_demos(path: str) -> Demos:
 def pretrain(policy, demos: Demos, epochs: int = 3, batch_size: int = 512,
              learning_rate: float = 1e-3, value_coef: float = 0.5, holdout: float = 0.05,
              seed: int = 0, progress: bool = True, log=None, temperature: float = 0.0,
-             score_temperature: float = 0.0) -> dict:
+             score_temperature: float = 0.0, weights: np.ndarray | None = None) -> dict:
     """Fit ``policy`` (a MaskableActorCriticPolicy) to the demonstrations; returns the final
     training and held-out losses and the held-out accuracy (teacher's move is the argmax).
 
@@ -252,10 +252,16 @@ def pretrain(policy, demos: Demos, epochs: int = 3, batch_size: int = 512,
 
     ``score_temperature`` > 0 (points; needs teacher scores in the demonstrations, e.g. from
     the search agent) fits the policy to softmax(teacher score / temperature): the teacher's
-    whole ranking of the moves it searched, not only its choice (distillation)."""
+    whole ranking of the moves it searched, not only its choice (distillation).
+
+    ``weights`` (one per decision, mean about 1) scales each decision's policy loss, e.g. to
+    stress the decisions where the teacher departs from the heuristic."""
     if temperature > 0 and score_temperature > 0:
         raise ValueError("pretrain: set temperature (heuristic targets) or score_temperature "
                          "(teacher scores), not both")
+    if weights is not None and (len(weights) != len(demos) or np.any(np.asarray(weights) < 0)):
+        raise ValueError(f"pretrain: weights must be {len(demos)} non-negative numbers, one "
+                         "per decision")
     if score_temperature > 0 and demos.scores is None:
         raise ValueError("pretrain: score_temperature needs demonstrations with teacher "
                          "scores (collected in enumerate mode from a teacher with "
@@ -293,10 +299,12 @@ def pretrain(policy, demos: Demos, epochs: int = 3, batch_size: int = 512,
                 target = (_score_targets(demos, idx, logp.shape[1], score_temperature)
                           if score_temperature > 0 else
                           _soft_targets(demos, idx, logp.shape[1], temperature))
-                ce = -(target * logp.clamp_min(-1e4)).sum(-1).mean()
+                ce_each = -(target * logp.clamp_min(-1e4)).sum(-1)
             else:
                 values, log_prob, _ = policy.evaluate_actions(obs, act, action_masks=mask)
-                ce = -log_prob.mean()
+                ce_each = -log_prob
+            ce = (ce_each.mean() if weights is None else
+                  (ce_each * torch.as_tensor(weights[idx], dtype=torch.float32)).mean())
             v_loss = torch.nn.functional.mse_loss(values.flatten(), ret)
             loss = ce + value_coef * v_loss
             opt.zero_grad()

@@ -209,3 +209,33 @@ def test_two_deck_action_features_survive_collection():
     played = demos.rows[:, :52].astype(np.float32)
     assert played.sum(1).min() > 0  # every move plays a card
     assert set(np.unique(played)) <= {0.0, 0.5, 1.0} and 0.5 in played
+
+
+def test_fit_weights_decide_between_conflicting_labels(run2):
+    """``bc.pretrain(weights=...)``: one decision copied 40 times, half labelled with one
+    move and half with another; the weighted half's move wins the fit, whichever it is.
+    Weights of the wrong length or below zero are refused."""
+    import torch
+
+    cfg, out, _ = run2
+    demos = bc.load_demos(str(ex.shards(out, 0)[0]))
+    i = int(np.flatnonzero(demos.n >= 2)[0])
+    a, n = int(demos.start[i]), int(demos.n[i])
+    copies = 40
+    label = np.array([0, 1] * (copies // 2))
+    one = bc.Demos(obs=np.repeat(demos.obs[i:i + 1], copies, 0), action=label,
+                   ret=np.zeros(copies, np.float32), n=np.full(copies, n),
+                   start=np.arange(copies) * n, rows=np.tile(demos.rows[a:a + n], (copies, 1)),
+                   hints=np.tile(demos.hints[a:a + n], (copies, 1)))
+    for favoured in (0, 1):
+        model = ex.new_model(cfg, seed=3)
+        w = np.where(label == favoured, 1.0, 0.0)
+        bc.pretrain(model.policy, one, epochs=30, batch_size=16, learning_rate=3e-3,
+                    seed=0, progress=False, weights=w)
+        obs, act, mask, _ = bc._batch(one, np.array([0]), model.policy.action_space.n, True)
+        with torch.no_grad():
+            logits = model.policy.get_distribution(obs, action_masks=mask).distribution.logits
+        assert int(logits.argmax()) == favoured
+    for bad in (np.ones(copies - 1), -np.ones(copies)):
+        with pytest.raises(ValueError, match="weights must be 40 non-negative"):
+            bc.pretrain(ex.new_model(cfg, seed=3).policy, one, progress=False, weights=bad)
