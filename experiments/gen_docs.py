@@ -1,4 +1,4 @@
-"""Regenerate the generated blocks of README.md and docs/environment.md.
+"""Regenerate the generated blocks of README.md, docs/environment.md and docs/rl_baselines.md.
 
 Blocks sit between ``<!-- name -->`` and ``<!-- /name -->`` markers; tests/test_docs.py fails
 when a block is stale. Run: ``python -m experiments.gen_docs``. Unlike the other commands of
@@ -162,6 +162,65 @@ def baselines_table() -> str:
     return "\n".join(out)
 
 
+SCRATCH = RESULTS / "scratch"
+PRESET_ORDER = ("casino", "royal", "dominican", "hungarian", "tuxedo", "spade", "wippen",
+                "swedish", "finnish", "swazi", "krypkasino")
+TARGETS = (("random", 0.9), ("greedy", 0.5), ("heuristic", 0.5))
+
+
+def _sums_runs() -> list[tuple[str, int, Path]]:
+    """The finished table-sums runs (``scratch/sums_<preset>_s<seed>`` with a final
+    evaluation), in preset then seed order."""
+    runs = []
+    for d in SCRATCH.glob("sums_*_s*"):
+        m = re.fullmatch(r"sums_(\w+?)_s(\d+)", d.name)
+        if m and m.group(1) in PRESET_ORDER and (d / "eval_final.json").exists():
+            runs.append((m.group(1), int(m.group(2)), d))
+    return sorted(runs, key=lambda r: (PRESET_ORDER.index(r[0]), r[1]))
+
+
+def _first_reached(curve: list[dict], opponent: str, target: float) -> str:
+    """Steps and minutes at the first evaluation point at or above ``target``, else the
+    best rate seen."""
+    rows = [r for r in curve if r["opponent"] == opponent]
+    for r in rows:
+        if float(r["win_rate"]) >= target:
+            return f"{int(r['timesteps']) / 1e3:,.0f}k / {float(r['minutes']):.1f} min"
+    best = max((float(r["win_rate"]) for r in rows), default=float("nan"))
+    return f"not reached (best {100 * best:.1f}%)"
+
+
+def scratch_sums_table() -> str:
+    """One row per finished table-sums run (RL from scratch): steps, minutes, frames/s, the
+    final evaluation's hands won with 95% intervals over duplicate deals, and the first
+    periodic evaluation point reaching each of issue 17's thresholds."""
+    out = ["| run | PPO steps | minutes | frames/s | v random | v greedy | v heuristic "
+           "| points/hand v heuristic | to 90% v random | to 50% v greedy "
+           "| to 50% v heuristic |", "|---" * 11 + "|"]
+    for preset, seed, d in _sums_runs():
+        log = json.loads((d / "train_log.json").read_text())
+        final = {r["opponent"]: r for r in json.loads((d / "eval_final.json").read_text())}
+        cells = []
+        for opp, _ in TARGETS:
+            r = final[opp]
+            cells.append(f"{100 * r['win_rate']:.1f}% [{100 * r['paired_lo']:.1f}, "
+                         f"{100 * r['paired_hi']:.1f}]")
+        curve = _rows(d / "learning_curve.csv")
+        link = f"[{preset} s{seed}](../experiments/results/scratch/{d.name})"
+        out.append(f"| {link} | {log['ppo']['timesteps']:,} | {log['train_minutes']:.0f} | "
+                   f"{log['ppo']['frames_per_second']:.0f} | " + " | ".join(cells) +
+                   f" | {final['heuristic']['diff_per_hand']:+.2f} | ".replace("-", "\u2212") +
+                   " | ".join(_first_reached(curve, o, t) for o, t in TARGETS) + " |")
+    if len(out) == 2:
+        return "_No table-sums run finished yet._"
+    out.append("\nFinal evaluations on fresh duplicate deals (hands: random and greedy 2,000, "
+               "the heuristic 5,000), 95% intervals over deals; thresholds from the periodic "
+               "evaluations (1,000 hands against the heuristic, 600 for the 10-minute runs; "
+               "the first is at about 250k steps for the 20-minute runs and 150k for the "
+               "10-minute ones, so a threshold met there may have been met earlier).")
+    return "\n".join(out)
+
+
 def speed_table() -> str:
     """Environment speed against PettingZoo references (experiments/results/bench_env.csv):
     the references one row each, then one row per preset with both action modes."""
@@ -191,6 +250,7 @@ BLOCKS = {
                   "baselines": baselines_table, "speed": speed_table},
     "docs/environment.md": {"layout": layout_table, "compact_layout": compact_layout_table,
                             "sizes": sizes},
+    "docs/rl_baselines.md": {"scratch_sums": scratch_sums_table},
 }
 
 

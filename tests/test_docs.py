@@ -116,3 +116,20 @@ def test_readme_says_how_the_committed_results_were_written():
         line = next(x for x in readme.splitlines() if x.startswith(f"python -m {command}"))
         assert "--out experiments/results" in line, line
     assert "runs/<command>/" in readme
+
+
+def test_threshold_cells_name_the_first_point_at_or_above_the_target():
+    """gen_docs' table-sums thresholds: the first evaluation point at or above the target,
+    the other opponent's rows ignored; else the best rate seen."""
+    from experiments.gen_docs import _first_reached
+
+    curve = [{"opponent": "greedy", "timesteps": "150000", "minutes": "4.0", "win_rate": "0.9"},
+             {"opponent": "heuristic", "timesteps": "150000", "minutes": "4.0",
+              "win_rate": "0.41"},
+             {"opponent": "heuristic", "timesteps": "300000", "minutes": "8.25",
+              "win_rate": "0.5"},
+             {"opponent": "heuristic", "timesteps": "450000", "minutes": "12.0",
+              "win_rate": "0.6"}]
+    assert _first_reached(curve, "heuristic", 0.5) == "300k / 8.2 min"
+    assert _first_reached(curve, "heuristic", 0.7) == "not reached (best 60.0%)"
+    assert _first_reached(curve, "greedy", 0.95) == "not reached (best 90.0%)"
