@@ -248,7 +248,8 @@ class Composer:
         if d == 0:
             if moves is None:
                 if token not in self.first:
-                    raise ValueError(f"sub-action {token} ({describe_compose_action(token)}) "
+                    raise ValueError(f"sub-action {token} "
+                                     f"({describe_compose_action(token, self.state.rules.deck)}) "
                                      "cannot continue any legal move")
                 moves = self.moves = self.card_moves(token)
             if PLAY <= token < SELECT:
@@ -272,7 +273,8 @@ class Composer:
             cands = [i for i, seq in zip(self.cands, self.seqs) if seq[d] == token]
             seqs = [seq for seq in self.seqs if seq[d] == token]
         if not cands:
-            raise ValueError(f"sub-action {token} ({describe_compose_action(token)}) cannot "
+            raise ValueError(f"sub-action {token} "
+                             f"({describe_compose_action(token, self.state.rules.deck)}) cannot "
                              "continue any legal move")
         self.cands, self.seqs = cands, seqs
         self.prefix.append(token)

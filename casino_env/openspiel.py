@@ -36,7 +36,7 @@ import numpy as np
 import pyspiel
 
 from .encoding import N_COMPOSE_ACTIONS, Composer, Layout, describe_compose_action
-from .engine import State
+from .engine import State, legal_moves
 from .engine.play import play
 from .engine.rules import PRESETS, SWITCH_TYPES, make_rules
 from .engine.view import PlayerView
@@ -178,6 +178,10 @@ class CasinoGame(pyspiel.Game):
             out._over = bool(data["over"])
             out._hands_started = int(data["hands"])
             prefix = [int(a) for a in data["prefix"]]
+            end = data.get("end")
+            if end is not None:
+                before = State.from_spec(end["before"])
+                out._hand_ended(before, _legal_move(before, end["move"]))
         except (ValueError, KeyError, TypeError) as e:
             raise ValueError(f"state_from_json: not a state written by to_json: {e}") from e
         for state in (out._st, out._template):
@@ -215,12 +219,23 @@ class CasinoState(pyspiel.State):
         self._last_move = None  # the engine Move the last sub-action completed
         self._over = False
         self._hands_started = 0
+        # After a hand that ends without ending the game: the hand's final position (scored,
+        # before the next deal) and the (state, move) it came from (serialized, replayed).
+        self._end: State | None = None
+        self._end_from: tuple[State, object] | None = None
 
     # -- the engine state -----------------------------------------------------------------
     @property
     def engine_state(self) -> State | None:
-        """The engine's State (None while the first hand is being dealt)."""
-        return self._st
+        """The engine's State (None while the first hand is being dealt). Between hands and
+        after an episode's last hand, the finished hand's final position (scored, the piles
+        as captured, no card dealt): the engine's own next deal is never shown, since chance
+        deals the next hand."""
+        return self._end if self._end is not None else self._st
+
+    def _hand_ended(self, before: State, move) -> None:
+        self._end_from = (before, move)
+        self._end = play(before, move, deal_next=False)
 
     def _deal(self) -> None:
         """Chance has picked the whole stock order: let the engine deal the hand from it."""
@@ -240,6 +255,7 @@ class CasinoState(pyspiel.State):
         self._st = State.from_spec(spec)
         self._order = []
         self._template = None
+        self._end = self._end_from = None
         self._hands_started += 1
         self._comp = Composer.for_state(self._st)
 
@@ -255,6 +271,10 @@ class CasinoState(pyspiel.State):
         return sorted(self._comp.options())
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
+        if not self.is_chance_node():
+            raise ValueError("chance_outcomes: not a chance node (the game is over)"
+                             if self._over else "chance_outcomes: not a chance node (player "
+                             f"{self.current_player()} is to move)")
         taken = set(self._order)
         deck = self._rules.deck
         left = [c for c in range(deck.size) if c not in taken]
@@ -267,14 +287,25 @@ class CasinoState(pyspiel.State):
         return [(k, n * p) for k, n in counts.items()]
 
     def _apply_action(self, action: int) -> None:
+        if self._over:
+            raise ValueError(f"action {action}: the game is over (is_terminal() is true)")
         if self.is_chance_node():
             deck = self._rules.deck
-            if deck.copies > 1 and 0 <= action < deck.kinds:  # a kind: its lowest copy left
+            if deck.copies > 1:  # two decks: the outcome is a kind; its lowest copy left
+                if not 0 <= action < deck.kinds:
+                    raise ValueError(f"chance outcome {action} is not a card kind "
+                                     f"(0..{deck.kinds - 1})")
                 free = [c for c in range(action * deck.copies, (action + 1) * deck.copies)
                         if c not in self._order]
-                action = free[0] if free else -1
-            if action in self._order or not 0 <= action < deck.size:
-                raise ValueError(f"chance outcome {action} is not a card left to deal")
+                if not free:
+                    raise ValueError(f"chance outcome {action} ({deck.names[action * deck.copies]}"
+                                     f"): all {deck.copies} copies are dealt already")
+                action = free[0]
+            if not 0 <= action < deck.size:
+                raise ValueError(f"chance outcome {action} is not a card (0..{deck.size - 1})")
+            if action in self._order:
+                raise ValueError(f"chance outcome {action} ({deck.names[action]}) is dealt "
+                                 "already")
             self._order.append(action)
             if len(self._order) == self._rules.deck.size:
                 self._deal()
@@ -289,6 +320,8 @@ class CasinoState(pyspiel.State):
         st = play(before, move)
         self._st = st
         hand_over = st.hand_points is not before.hand_points
+        if hand_over and not st.game_over:
+            self._hand_ended(before, move)
         if st.game_over or (hand_over and (self._episode == "hand"
                                            or self._hands_started >= self._max_hands)):
             self._over = True
@@ -311,7 +344,7 @@ class CasinoState(pyspiel.State):
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
             deck = self._rules.deck
-            return f"stock card {len(self._order) + 1}: {deck.names[action * deck.copies]}"
+            return f"deal {deck.names[action * deck.copies]}"
         return describe_compose_action(action, self._rules.deck)
 
     def is_terminal(self) -> bool:
@@ -349,7 +382,7 @@ class CasinoState(pyspiel.State):
     def __str__(self) -> str:
         if self._st is None:
             return f"dealing the first hand: {len(self._order)} stock cards picked"
-        text = str(self._st)
+        text = str(self.engine_state)
         if self._template is not None:
             text += f"\ndealing the next hand: {len(self._order)} stock cards picked"
         if self._comp is not None and self._comp.prefix:
@@ -364,7 +397,9 @@ class CasinoState(pyspiel.State):
                 "template": None if self._template is None else self._template.to_spec(),
                 "order": list(self._order), "prefix": [] if self._comp is None else
                 list(self._comp.prefix), "moves": self._moves_log, "over": self._over,
-                "hands": self._hands_started}
+                "hands": self._hands_started,
+                "end": None if self._end_from is None else
+                {"before": self._end_from[0].to_spec(), "move": str(self._end_from[1])}}
         return json.dumps(data, sort_keys=True)
 
 
@@ -392,12 +427,20 @@ class CasinoObserver:
         st = state.engine_state
         if st is None:
             return f"p{player} waiting for the first deal"
-        text = view_string(st, player, state._comp, state._over)
+        text = view_string(st, player, state._comp, state._over or state._end is not None)
         if state._template is not None:
             text += " | dealing the next hand"
         if self.perfect_recall:
             text += " | moves: " + "; ".join(state._moves_log)
         return text
+
+
+def _legal_move(st: State, text: str):
+    """The legal move of ``st`` written ``text`` (as ``str(move)`` wrote it)."""
+    for m in legal_moves(st):
+        if str(m) == text:
+            return m
+    raise ValueError(f"{text!r} is not a legal move of the saved state")
 
 
 def view_string(st: State, player: int, comp: Composer | None, over: bool) -> str:
@@ -414,6 +457,9 @@ def view_string(st: State, player: int, comp: Composer | None, over: bool) -> st
     parts.append("piles " + " / ".join(" ".join(p) or "-" for p in red.piles))
     parts.append(f"scores {list(st.scores)} sweeps {list(st.sweeps)}")
     parts.append(f"hand sizes {list(view.hand_sizes)} stock {view.stock_size}")
+    parts.append(f"dealer p{st.dealer}")
+    if view.cut is not None:
+        parts.append(f"cut {d.names[view.cut]}")
     if st.events:
         parts.append(f"events {[list(e) for e in st.events]}")
     if st.pending_orange is not None:

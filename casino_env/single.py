@@ -21,6 +21,8 @@ from .checks import action_index, check_keywords, check_seed
 from .players import is_player, resolve
 from .registration import PRESET_IDS, register_envs  # noqa: F401 (re-exported)
 
+RESET_TRIES = 100  # deals reset() tries when each ends before the learner's first move
+
 OpponentSpec = object  # a name, an Agent, a list of them (a pool), or a callable -> Agent
 
 _OPPONENT_KINDS = ("an agent name (e.g. 'heuristic'), an object with act(state, seat) and "
@@ -118,7 +120,19 @@ class CasinoEnv(gymnasium.Env):
         self.opponent = opponent
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """A new episode, advanced to the learner's first decision. With a small
+        ``max_table`` the opponents' moves before it may already end the episode: then the
+        episode is dealt again from the same generator (still determined by ``seed``)."""
         super().reset(seed=check_seed(seed))  # (the engine's rule and message for seeds)
+        for _ in range(RESET_TRIES):
+            self._reset_once(options)
+            if not self._done():
+                return self._observe(), self._info()
+        raise RuntimeError(f"{RESET_TRIES} deals in a row ended (max_table="
+                           f"{self.raw.max_table}) before seat {self.seat} could move: raise "
+                           "max_table")
+
+    def _reset_once(self, options: dict | None) -> None:
         rng = self.np_random
         raw_seed = int(rng.integers(2**62))
         n = self.raw.rules.players
@@ -138,7 +152,6 @@ class CasinoEnv(gymnasium.Env):
             self.opponents[s] = agent
         self._ended_by_illegal = False
         self._advance()
-        return self._observe(), self._info()
 
     def step(self, action):
         raw = self.raw
@@ -167,6 +180,8 @@ class CasinoEnv(gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of the legal actions now (sb3-contrib's MaskablePPO reads this)."""
+        if self._last is None:
+            raise RuntimeError("call reset() before action_masks()")
         return self._last["action_mask"].astype(bool)
 
     def render(self):
@@ -233,6 +248,8 @@ def make_vec_env(n_envs: int = 8, seed: int = 0, vec: str = "dummy",
     from stable_baselines3.common.env_util import make_vec_env as sb3_make_vec_env
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 
+    if vec not in ("dummy", "subproc"):
+        raise ValueError(f"vec must be 'dummy' or 'subproc', got {vec!r}")
     cls = SubprocVecEnv if vec == "subproc" else DummyVecEnv
     factory = env_factory or (lambda: CasinoEnv(**kwargs))
     return sb3_make_vec_env(factory, n_envs=n_envs, seed=seed, vec_env_cls=cls)

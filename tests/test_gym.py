@@ -192,3 +192,46 @@ def test_gym_id_refuses_a_variant_keyword_naming_another_preset():
     with pytest.raises(ValueError, match=r"variant='casino' conflicts with the id's preset "
                                          r"'royal'.*casino_env/Casino-v0"):
         gym.make("casino_env/Royal-v0", variant="casino")
+
+
+def test_a_one_hand_episode_ends_on_the_finished_hand_not_the_next_deal():
+    """episode="hand": the last observation and env state are the hand's final position
+    (C-residue: all 52 cards in the piles, no hand, table or stock), not the next hand the
+    engine has already dealt; the reward is unchanged (the hand's point difference)."""
+    env = CasinoEnv(variant="casino", opponent="greedy")
+    obs, _ = env.reset(seed=4)
+    total, done = 0.0, False
+    while not done:
+        legal = np.flatnonzero(env.action_masks())
+        obs, r, term, trunc, _ = env.step(int(legal[0]))
+        total += r
+        done = term or trunc
+    st = env.raw.state
+    assert term and not any(st.hand_masks) and st.loose_mask == 0 and not st.stock_ids
+    assert sum(p.bit_count() for p in st.pile_masks) == 52
+    side = env.raw.rules.side(env.seat)
+    assert total == st.hand_points[side] - st.hand_points[1 - side]
+    layout = env.raw.layout
+    again = np.zeros(layout.size, np.float32)
+    layout.encode(st, env.seat, again)
+    assert np.array_equal(obs, again)
+
+
+def test_reset_never_returns_an_episode_already_over():
+    """A small max_table can end a deal during the opponents' first moves; reset() deals
+    again (from the same seed's generator), so the learner always has a legal action."""
+    env = CasinoEnv(variant="casino", opponent="greedy", max_table=5, seat="random")
+    for seed in range(40):
+        env.reset(seed=seed)
+        assert env.action_masks().any()
+    first = env.reset(seed=3)[0]
+    assert np.array_equal(env.reset(seed=3)[0], first)
+
+
+def test_masks_before_reset_and_a_bad_vec_are_named():
+    from casino_env.single import make_vec_env
+
+    with pytest.raises(RuntimeError, match="call reset\\(\\) before action_masks\\(\\)"):
+        CasinoEnv().action_masks()
+    with pytest.raises(ValueError, match="vec must be 'dummy' or 'subproc', got 'subporc'"):
+        make_vec_env(2, vec="subporc")

@@ -99,8 +99,10 @@ def test_chance_deals_the_stock_order_and_sums_to_one():
     outcomes = s.chance_outcomes()
     assert len(outcomes) == 51 and 7 not in dict(outcomes)
     assert sum(p for _, p in outcomes) == pytest.approx(1.0)
-    with pytest.raises(Exception, match="not a card left to deal"):
+    with pytest.raises(Exception, match=r"chance outcome 7 \(2C\) is dealt already"):
         s.apply_action(7)
+    with pytest.raises(Exception, match=r"chance outcome 52 is not a card \(0\.\.51\)"):
+        s.apply_action(52)
 
 
 def test_a_deal_by_chance_is_the_engines_deal_of_that_stock():
@@ -211,7 +213,11 @@ def test_same_actions_same_states_and_returns_as_the_pettingzoo_env(variant, pla
 def test_action_strings_use_the_engines_notation():
     game = load("casino")
     s = game.new_initial_state()
-    assert s.action_to_string(pyspiel.PlayerId.CHANCE, 0).startswith("stock card 1: ")
+    # (the same string before and after the deal: it names the card, not a stock position)
+    assert s.action_to_string(pyspiel.PlayerId.CHANCE, 0) == "deal AS"
+    s.apply_action(0)
+    assert s.action_to_string(pyspiel.PlayerId.CHANCE, 0) == "deal AS"
+    s = game.new_initial_state()
     deal(s, shuffle(game.rules.deck, 1)[0])
     strings = [s.action_to_string(s.current_player(), a) for a in s.legal_actions()]
     hand = s.engine_state.hands[s.current_player()]
@@ -271,3 +277,112 @@ def test_win_of_a_game_stopped_by_max_hands_follows_the_scores(variant, seed):
     leader = scores.index(max(scores))
     assert scores.count(max(scores)) == 1 and hand.index(max(hand)) != leader  # the case
     assert s.returns() == [1.0 if leader == 0 else -1.0, 1.0 if leader == 1 else -1.0]
+
+
+def _to_next_hand_or_end(game, seed: int):
+    """Random play from a random deal to the first moment a hand is over: (state, returns
+    of the hand's points per side as the engine scored them)."""
+    rng = random.Random(seed)
+    s = game.new_initial_state()
+    while True:
+        if s.is_chance_node():
+            s.apply_action(rng.choice([a for a, _ in s.chance_outcomes()]))
+            continue
+        before = s.engine_state
+        s.apply_action(rng.choice(s.legal_actions()))
+        if s.is_terminal() or s.is_chance_node():
+            assert s.engine_state.hand_points is not before.hand_points
+            return s
+
+
+@pytest.mark.parametrize("episode", ["hand", "game"])
+def test_a_finished_hand_shows_its_final_position_not_the_engines_next_deal(episode):
+    """Between hands (chance deals the next) and after an episode's last hand, the state,
+    its observations and strings show the finished hand: no card in a hand, on the table or
+    in the stock, all 52 in the piles (C-residue), the hand scored; never the next hand the
+    engine dealt itself, which chance replaces. to_json keeps that position."""
+    game = load("casino", episode=episode)
+    s = _to_next_hand_or_end(game, 5)
+    assert s.is_terminal() == (episode == "hand") and s.is_chance_node() == (episode == "game")
+    st = s.engine_state
+    assert not any(st.hand_masks) and st.loose_mask == 0 and not st.builds
+    assert len(st.stock_ids) == 0
+    assert sum(p.bit_count() for p in st.pile_masks) == 52
+    assert st.hand_points is not None and not st.game_over
+    for p in range(2):
+        text = s.observation_string(p)
+        assert f"p{p} | hand - |" in text and "table - |" in text and "to move" not in text
+        obs = np.asarray(s.observation_tensor(p))
+        assert obs.sum() > 0  # the piles and scores are still seen
+    if episode == "hand":
+        assert s.returns()[0] == pytest.approx(-s.returns()[1])
+        points = st.hand_points
+        assert s.returns()[0] == pytest.approx(points[0] - points[1])  # (minus the others' mean)
+    t = game.state_from_json(s.to_json())
+    assert t.engine_state.to_spec() == st.to_spec() and t.to_json() == s.to_json()
+    assert t.observation_string(0) == s.observation_string(0)
+    if episode == "game":  # the next deal replaces it
+        deal(s, shuffle(game.rules.deck, 8)[0])
+        assert s.engine_state.hand_masks[0].bit_count() == 4
+        assert s.engine_state.pile_masks == (0, 0)
+
+
+def test_strings_carry_the_cut_card_and_the_dealer():
+    """V-hun-cut: the non-dealer sees the stock's bottom card; the strings say so (two
+    information sets differing only in it would otherwise share one string), and the
+    dealer."""
+    from casino_env.engine.view import cut_card
+
+    game = load("hungarian", ulmann="on", cut="on")
+    s = random_decision_state(game, 2, moves=0)
+    st = s.engine_state
+    seen = [cut_card(st, p) for p in range(2)]
+    assert sum(c is not None for c in seen) == 1
+    for p in range(2):
+        text = s.information_state_string(p)
+        assert f"dealer p{st.dealer}" in text
+        if seen[p] is None:
+            assert " cut " not in text
+        else:
+            assert f"cut {game.rules.deck.names[seen[p]]}" in text
+
+
+def test_errors_at_the_wrong_node_say_so():
+    game = load("casino")
+    s = game.new_initial_state()
+    deal(s, shuffle(game.rules.deck, 1)[0])
+    with pytest.raises(ValueError, match="not a chance node \\(player 0 is to move\\)"):
+        s.chance_outcomes()
+    s = _to_next_hand_or_end(game, 1)
+    assert s.is_terminal()
+    with pytest.raises(Exception, match="the game is over"):
+        s.apply_action(0)
+    with pytest.raises(ValueError, match="not a chance node \\(the game is over\\)"):
+        s.chance_outcomes()
+
+
+def test_two_deck_chance_outcomes_are_kinds_with_copies_left():
+    """krypkasino: chance picks one of 52 kinds; a kind outside 0..51 or one whose two copies
+    are both dealt is refused by name."""
+    game = load("krypkasino")
+    s = game.new_initial_state()
+    with pytest.raises(Exception, match=r"chance outcome 100 is not a card kind \(0\.\.51\)"):
+        s.apply_action(100)
+    s.apply_action(5)
+    s.apply_action(5)
+    assert 5 not in dict(s.chance_outcomes())
+    name = game.rules.deck.names[10]
+    with pytest.raises(Exception, match=rf"chance outcome 5 \({name}\): all 2 copies are "
+                       "dealt already"):
+        s.apply_action(5)
+
+
+def test_an_illegal_sub_action_names_the_card():
+    game = load("casino")
+    s = game.new_initial_state()
+    deal(s, shuffle(game.rules.deck, 1)[0])
+    hand = set(s.engine_state.hands[s.current_player()])
+    card = next(c for c in game.rules.deck.names if c not in hand)
+    a = game.rules.deck.names.index(card)  # PLAY + card id
+    with pytest.raises(Exception, match=rf"sub-action {a} \(play {card}\) cannot continue"):
+        s.apply_action(a)

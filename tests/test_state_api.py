@@ -82,3 +82,34 @@ def test_describe_variant_and_new_game_argument_types() -> None:
                                          r"cancel=False too"):
         new_game("finnish", 2, sweeps=False)
     new_game("finnish", 2, sweeps=False, cancel=False)
+
+
+@pytest.mark.parametrize("variant", ["casino", "royal", "swazi", "krypkasino"])
+def test_deal_next_false_stops_a_finished_hand_before_the_next_deal(variant) -> None:
+    """apply_move(deal_next=False): a move that ends a hand (not the game) gives the hand's
+    final position: scored as the default gives it (same hand_points and scores), the residue
+    in the last capturer's pile (C-residue: every card in a pile), nothing dealt; on any
+    other move it is the default's state."""
+    import random
+
+    rng = random.Random(1)
+    st = new_game(variant, 2, seed=7)
+    checked_mid = 0
+    while True:
+        move = rng.choice(legal_moves(st))
+        nxt = apply_move(st, move)
+        end = apply_move(st, move, deal_next=False)
+        if nxt.hand_points is not st.hand_points:
+            break
+        if checked_mid < 20:
+            assert end.to_spec() == nxt.to_spec()
+            checked_mid += 1
+        st = nxt
+    assert not nxt.game_over
+    assert end.hand_points == nxt.hand_points and end.scores == nxt.scores
+    assert not any(end.hand_masks) and end.loose_mask == 0 and not end.builds
+    assert not end.stock_ids and not end.game_over
+    deck = st.rules.deck
+    assert sum(p.bit_count() for p in end.pile_masks) == deck.size
+    assert legal_moves(end) == []
+    assert nxt.hand_masks[0] and end.dealer == st.dealer != nxt.dealer

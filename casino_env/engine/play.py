@@ -123,8 +123,12 @@ def _start_hand(st: State) -> None:
 
 # -- applying a move ----------------------------------------------------------------------------
 
-def apply_move(state: State, move: Move | str) -> State:
-    """The state after ``move`` (a Move, or its notation); ``state`` is left unchanged."""
+def apply_move(state: State, move: Move | str, deal_next: bool = True) -> State:
+    """The state after ``move`` (a Move, or its notation); ``state`` is left unchanged.
+
+    ``deal_next=False``: a move that ends a hand but not the game returns the position after
+    the hand is scored and before the next deal (every hand, the table and the stock empty,
+    the piles as captured, ``hand_points`` set): what the players see between hands."""
     if not isinstance(state, State):
         raise TypeError(f"apply_move: expected a State, got {type(state).__name__} "
                         "(State.from_spec(spec) makes one from a spec)")
@@ -144,7 +148,7 @@ def apply_move(state: State, move: Move | str) -> State:
                                                 move.taken_mask, move.value, move.multiple,
                                                 move.for_partner, move.orange))
         raise IllegalMoveError.of(move, rule, reason)
-    return play(state, legal)
+    return play(state, legal, deal_next)
 
 
 def _find(state: State, move: Move) -> Move | None:
@@ -187,8 +191,9 @@ def _reads_as(state: State, move: Move, v: int) -> bool:
     return _partitions_into(r, tm & _loose_items(state), v)
 
 
-def play(state: State, m: Move) -> State:
-    """Apply a move already known to be legal (the engine's hot path)."""
+def play(state: State, m: Move, deal_next: bool = True) -> State:
+    """Apply a move already known to be legal (the engine's hot path); ``deal_next`` as in
+    ``apply_move``."""
     st = state._copy()
     r = st.rules
     seat = st.current
@@ -251,7 +256,7 @@ def play(state: State, m: Move) -> State:
         return st
     if r.deck.copies > 1:
         renumber(st, stock=False)  # two decks: the copies that moved take canonical ids
-    return _next_turn(st, seat, swept)
+    return _next_turn(st, seat, swept, deal_next)
 
 
 def _tabbe(before: State, st: State, seat: int, side: int, pm: int, tm: int) -> None:
@@ -405,7 +410,7 @@ def _update_proven(st: State, seat: int, played: int, lost: tuple) -> None:
     st.proven = tuple(proven)
 
 
-def _next_turn(st: State, seat: int, swept: bool = False) -> State:
+def _next_turn(st: State, seat: int, swept: bool = False, deal_next: bool = True) -> State:
     """Pass the turn to the next seat holding cards (Nagy: a seat plays twice after the
     opponent's sweep); deal or end the hand when no one holds any."""
     r = st.rules
@@ -427,12 +432,13 @@ def _next_turn(st: State, seat: int, swept: bool = False) -> State:
             return st
     # Nobody holds cards: deal on. A missed orange made with the round's last card stays
     # callable by the player who leads the next round of the same hand (V-tux-score).
-    return settle(st, fresh=True)
+    return settle(st, fresh=True, deal_next=deal_next)
 
 
-def settle(st: State, fresh: bool = False) -> State:
+def settle(st: State, fresh: bool = False, deal_next: bool = True) -> State:
     """While every hand is empty: deal from the stock, or end the hand (C-residue, C-score,
-    C-game) and start the next one. ``fresh`` means ``st`` is the engine's own copy."""
+    C-game) and start the next one (``deal_next=False``: stop once the hand is scored).
+    ``fresh`` means ``st`` is the engine's own copy."""
     if any(st.hand_masks) or st.game_over:
         return st
     if not fresh:
@@ -453,7 +459,7 @@ def settle(st: State, fresh: bool = False) -> State:
             st.current = st.last_capturer  # Nagy: the last capturer leads the next round
         if st.pending_orange == -1:
             st.pending_orange = st.current  # V-tux-score: the next player, on their next turn
-        return settle(st, fresh=True)
+        return settle(st, fresh=True, deal_next=deal_next)
     st.pending_orange = None  # the hand ends: there is no next turn to call a missed orange in
     # End of the hand: the residue goes to the last capturer's side (C-residue).
     taker = st.last_capturer if st.last_capturer is not None else st.dealer
@@ -480,6 +486,8 @@ def settle(st: State, fresh: bool = False) -> State:
     if winner is not None:
         st.game_over = True
         st.winner = winner
+        return st
+    if not deal_next:
         return st
     if st.seed is None:
         st.seed = random.SystemRandom().getrandbits(63)
