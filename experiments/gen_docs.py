@@ -214,7 +214,8 @@ def scratch_sums_table() -> str:
     if len(out) == 2:
         return "_No table-sums run finished yet._"
     out.append("\nFinal evaluations on fresh duplicate deals (hands: random and greedy 2,000, "
-               "the heuristic 5,000), 95% intervals over deals; thresholds from the periodic "
+               "the heuristic 5,000; the 10-minute runs 1,000, 1,000 and 2,000), 95% "
+               "intervals over deals; thresholds from the periodic "
                "evaluations (1,000 hands against the heuristic, 600 for the 10-minute runs; "
                "the first is at about 250k steps for the 20-minute runs and 150k for the "
                "10-minute ones, so a threshold met there may have been met earlier).")
