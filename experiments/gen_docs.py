@@ -222,6 +222,55 @@ def scratch_sums_table() -> str:
     return "\n".join(out)
 
 
+def _threshold_cell(t: dict) -> str:
+    if t.get("timesteps") is None:
+        return f"not reached (best IQM {100 * t['best_iqm']:.1f}%)"
+    return f"{t['timesteps'] / 1e3:,.0f}k / {t['minutes']:.1f} min (IQM)"
+
+
+def scratch_summary_table() -> str:
+    """One row per preset with finished table-sums runs: seeds, minutes, the final
+    evaluations' hands won (mean over seeds, with the seeds' range), and steps/minutes to
+    each threshold: the IQM over seeds (``sums_<preset>_aggregate``) where the seeds were
+    aggregated, else the single run's first evaluation point."""
+    by_preset: dict[str, list[Path]] = {}
+    for preset, _, d in _sums_runs():
+        by_preset.setdefault(preset, []).append(d)
+    if not by_preset:
+        return "_No table-sums run finished yet._"
+    out = ["| preset | seeds | minutes each | v random | v greedy | v heuristic "
+           "| short of 50% v heuristic | to 90% v random | to 50% v greedy "
+           "| to 50% v heuristic |", "|---" * 10 + "|"]
+    for preset, dirs in by_preset.items():
+        finals = [{r["opponent"]: r for r in json.loads((d / "eval_final.json").read_text())}
+                  for d in dirs]
+        minutes = sorted({round(json.loads((d / "train_log.json").read_text())
+                                ["train_minutes"]) for d in dirs})
+        cells = []
+        for opp, _ in TARGETS:
+            rates = [100 * f[opp]["win_rate"] for f in finals]
+            mean = sum(rates) / len(rates)
+            cells.append(f"{mean:.1f}%" if len(rates) == 1 else
+                         f"{mean:.1f}% ({min(rates):.1f}–{max(rates):.1f})")
+        short = 50 - max(100 * f["heuristic"]["paired_hi"] for f in finals)
+        agg = SCRATCH / f"sums_{preset}_aggregate" / "aggregate.json"
+        if len(dirs) > 1 and agg.exists():
+            ts = {t["opponent"]: t for t in json.loads(agg.read_text())["thresholds"]}
+            reach = [_threshold_cell(ts[o]) for o, _ in TARGETS]
+        else:
+            curve = _rows(dirs[0] / "learning_curve.csv")
+            note = f" ({dirs[0].name[-2:]})" if len(dirs) > 1 else ""
+            reach = [_first_reached(curve, o, t) + note for o, t in TARGETS]
+        out.append(f"| {preset} | {len(dirs)} | {'/'.join(map(str, minutes))} | "
+                   + " | ".join(cells) + f" | {short:.1f} points | " + " | ".join(reach) + " |")
+    out.append("\nHands won: the final evaluations' (mean over seeds, the seeds' range in "
+               "brackets); *short of 50%*: 50% minus the best upper end of a seed's 95% "
+               "interval against the heuristic; thresholds: the IQM over seeds "
+               "(`experiments.aggregate`) where the seeds were aggregated, else the run's "
+               "first evaluation point reaching it.")
+    return "\n".join(out)
+
+
 def speed_table() -> str:
     """Environment speed against PettingZoo references (experiments/results/bench_env.csv):
     the references one row each, then one row per preset with both action modes."""
@@ -251,7 +300,8 @@ BLOCKS = {
                   "baselines": baselines_table, "speed": speed_table},
     "docs/environment.md": {"layout": layout_table, "compact_layout": compact_layout_table,
                             "sizes": sizes},
-    "docs/rl_baselines.md": {"scratch_sums": scratch_sums_table},
+    "docs/rl_baselines.md": {"scratch_sums": scratch_sums_table,
+                             "scratch_summary": scratch_summary_table},
 }
 
 

@@ -133,3 +133,12 @@ def test_threshold_cells_name_the_first_point_at_or_above_the_target():
     assert _first_reached(curve, "heuristic", 0.5) == "300k / 8.2 min"
     assert _first_reached(curve, "heuristic", 0.7) == "not reached (best 60.0%)"
     assert _first_reached(curve, "greedy", 0.95) == "not reached (best 90.0%)"
+
+
+def test_aggregate_threshold_cells():
+    from experiments.gen_docs import _threshold_cell
+
+    assert _threshold_cell({"timesteps": 253952, "minutes": 6.47, "best_iqm": 0.95}) == \
+        "254k / 6.5 min (IQM)"
+    assert _threshold_cell({"timesteps": None, "minutes": None, "best_iqm": 0.4123}) == \
+        "not reached (best IQM 41.2%)"
