@@ -28,6 +28,7 @@ from casino_env.engine.view import PlayerView
 from casino_env.returns import running_points
 
 from .base import Agent, check_bool, check_choice, check_int, check_number
+from .endgame import solve_view
 from .fastsim import POLICIES, simulate, supported
 from .scripted import HeuristicAgent, greedy_choice
 from .valuation import Weights, static_weights
@@ -152,7 +153,11 @@ class SearchAgent(Agent):
     of an enumerate-mode model (``PPOAgent``) whose move logits, times ``guide_temperature``
     points (default: the model's ``score_temperature`` in its side-car, else 1), replace the
     heuristic's scores as the prior and the choice of candidates (expert iteration,
-    ``experiments.exit``). Each option is checked here (ValueError naming it): ints >= 1
+    ``experiments.exit``). ``endgame``: where the view determines the whole state (two
+    sides, an empty stock, at most one other hand unseen: the last deal of a two-player
+    hand), play the exact minimax move (``agents.endgame``) if it takes at most this many
+    positions, else search as usual (default 0: never). Each option is checked here
+    (ValueError naming it): ints >= 1
     (``horizon`` >= 0),
     numbers >= 0, ``epsilon`` in [0, 1]."""
 
@@ -163,7 +168,8 @@ class SearchAgent(Agent):
                  game_bonus: float = 0.0, fast: bool = True, policy: str = "builder",
                  prior: float | None = None, margin: float | None = None,
                  hand_bonus: float = 0.0, guide: str | None = None,
-                 guide_temperature: float | None = None, horizon: int | None = None) -> None:
+                 guide_temperature: float | None = None, horizon: int | None = None,
+                 endgame: int = 0) -> None:
         super().__init__(seed)
         # Checked here, not at the first decision: a bad option is refused where it is given.
         self.hand_bonus = check_number("hand_bonus", hand_bonus, 0.0)
@@ -178,6 +184,7 @@ class SearchAgent(Agent):
         # None: the preset's default (HORIZON_DEFAULTS); 0: to the hand's end.
         self.horizon = None if horizon is None else check_int("horizon", horizon, 0)
         self.game_bonus = check_number("game_bonus", game_bonus, 0.0)
+        self.endgame = check_int("endgame", endgame, 0)
         self.heuristic = HeuristicAgent(seed)
         if guide_temperature is not None:
             guide_temperature = check_number("guide_temperature", guide_temperature, 0.0)
@@ -195,6 +202,11 @@ class SearchAgent(Agent):
         if len(moves) == 1:
             self.last_scores = [(moves[0], 0.0)]
             return moves[0]
+        if self.endgame:
+            solved = solve_view(view, self.endgame)
+            if solved is not None:
+                self.last_scores = [solved]
+                return solved[0]
         prior = self.heuristic.scores(view, moves) if self.guide is None else \
             self.guide.prior(view, moves)
         order = sorted(range(len(moves)), key=lambda i: -prior[i])
