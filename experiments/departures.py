@@ -3,6 +3,8 @@
 
     python -m experiments.departures recheck --variant casino --departures 600 --seed 5 \\
         --out experiments/results/exit/departures_casino
+    python -m experiments.departures endgame --variant casino --hands 200 --seed 5 \\
+        --out experiments/results/exit/endgame_casino
     python -m experiments.departures refit --run runs/exit/exit_casino_s0 --iteration 1 \\
         --weight 10 --min-gap 1 --hands 2000 --out experiments/results/exit/refit_casino
 
@@ -15,6 +17,12 @@ split between up to 8 candidates) can be compared with a far more precise one. O
 decision (``decisions.csv``, appended hand by hand; a rerun resumes after the last hand), and
 ``summary.json``/``summary.md``/``summary.png``: departures by the gap the search saw, the
 share that holds up (recheck gap above 0) and their mean recheck gap with its standard error.
+
+``endgame``: the search agent plays single hands against the heuristic as above; at each of
+its decisions on a two-player hand's last deal (the stock empty: nothing is hidden) every
+legal move is valued exactly (``agents.endgame.move_values``), and the points the search's
+move and the heuristic's would lose against exact play are written to ``endgame.csv``, with
+``endgame.json``/``.md`` (points lost a hand, share of decisions with a loss).
 
 ``refit``: fits a fresh network on an expert-iteration run's decisions (``experiments.exit``'s
 fit: cross-entropy to softmax(search score / ``--temperature``)) with the policy loss of the
@@ -209,6 +217,78 @@ def recheck(settings: dict, out: Path, progress: bool = True) -> dict:
     return summary
 
 
+# -- the last deal, solved ------------------------------------------------------------------------
+
+def endgame_hand(variant: str, deal: int, seed: int, simulations: int,
+                 node_limit: int) -> list[dict]:
+    """One hand of deal ``deal`` as in ``recheck_hand``; a row for each of the search's
+    last-deal decisions with a choice: the points its move and the heuristic's lose against
+    the best move (exact values; skipped past ``node_limit`` positions)."""
+    from agents.endgame import move_values, perfect_information
+    from agents.scripted import HeuristicAgent
+    from agents.search import SearchAgent
+    from agents.tournament import derive_seed
+    from casino_env.engine import apply_move, new_game
+
+    s = derive_seed("departures", seed, deal)
+    search = SearchAgent(seed=s, simulations=simulations)
+    heuristic, opponent = HeuristicAgent(s), HeuristicAgent(s + 2)
+    st = new_game(variant, 2, seed=derive_seed("departures-deal", seed, deal // 2))
+    seat, hand = deal % 2, st.hand_points
+    rows = []
+    while not st.game_over and st.hand_points is hand:
+        view = PlayerView(st, st.current)
+        if st.current != seat:
+            st = apply_move(st, opponent.choose(view))
+            continue
+        moves = view.legal_moves()
+        move = search.choose(view)
+        if len(moves) > 1 and perfect_information(view):
+            values = move_values(st, node_limit)
+            if values is not None:
+                best = max(values.values())
+                rows.append({"deal": deal, "cards": len(view.state.hand(seat)),
+                             "moves": len(moves), "search_loss": best - values[move],
+                             "heuristic_loss": best - values[heuristic.choose(view)]})
+        st = apply_move(st, move)
+    return rows
+
+
+def endgame(settings: dict, out: Path, progress: bool = True) -> dict:
+    """Play ``hands`` hands and summarise the points lost on the last deal."""
+    out.mkdir(parents=True, exist_ok=True)
+    rows: list[dict] = []
+    hands = range(settings["hands"])
+    if progress:
+        from tqdm.auto import tqdm
+
+        hands = tqdm(hands, desc="hands", unit="hand")
+    for deal in hands:
+        rows += endgame_hand(settings["variant"], deal, settings["seed"],
+                             settings["simulations"], settings["node_limit"])
+    with (out / "endgame.csv").open("w", newline="") as f:
+        w = csv.DictWriter(f, ["deal", "cards", "moves", "search_loss", "heuristic_loss"])
+        w.writeheader()
+        w.writerows(rows)
+    n = settings["hands"]
+    summary = {"settings": settings, "decisions": len(rows)}
+    for who in ("search", "heuristic"):
+        loss = [r[f"{who}_loss"] for r in rows]
+        summary[who] = {"points_lost_per_hand": sum(loss) / n,
+                        "share_losing": sum(x > 0 for x in loss) / len(loss) if loss else 0.0}
+    (out / "endgame.json").write_text(json.dumps(summary, indent=2) + "\n")
+    (out / "endgame.md").write_text(
+        f"# The last deal against exact play ({settings['variant']})\n\n"
+        f"{n} single hands, search:simulations={settings['simulations']} against the "
+        f"heuristic; {len(rows)} of the search's last-deal decisions with a choice, each "
+        "move valued exactly (alpha-beta on the hand's point difference).\n\n"
+        "| agent | points lost a hand against exact play | decisions with a loss |\n"
+        "|---|---|---|\n" + "".join(
+            f"| {who} | {summary[who]['points_lost_per_hand']:.3f} | "
+            f"{summary[who]['share_losing']:.1%} |\n" for who in ("search", "heuristic")))
+    return summary
+
+
 # -- refitting an expert-iteration network with weighted departures ------------------------------
 
 def departure_weights(demos, weight: float, min_gap: float) -> tuple[np.ndarray, np.ndarray]:
@@ -303,6 +383,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--out", required=True)
     r.add_argument("--quiet", action="store_true")
+    g = sub.add_parser("endgame", help="points lost on the last deal against exact play")
+    g.add_argument("--variant", default="casino")
+    g.add_argument("--hands", type=int, default=200)
+    g.add_argument("--simulations", type=int, default=400)
+    g.add_argument("--node-limit", type=int, default=200_000)
+    g.add_argument("--seed", type=int, default=0)
+    g.add_argument("--out", required=True)
+    g.add_argument("--quiet", action="store_true")
     f = sub.add_parser("refit", help="refit an expert-iteration network, departures weighted")
     f.add_argument("--run", required=True, help="an experiments.exit run folder")
     f.add_argument("--iteration", type=int, default=1)
@@ -334,6 +422,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print((Path(a.out) / "summary.md").read_text())
         print(f"{s['departures']} departures in {s['choices']} decisions")
         return 0
+    if a.command == "endgame":
+        s = endgame({"variant": a.variant, "hands": a.hands, "simulations": a.simulations,
+                     "node_limit": a.node_limit, "seed": a.seed}, Path(a.out),
+                    progress=not a.quiet)
+        print((Path(a.out) / "endgame.md").read_text())
+        return 0
     row = refit(Path(a.run), a.iteration, a.weight, a.min_gap, a.temperature, a.epochs,
                 a.hands, Path(a.out), a.workers, a.seed)
     print(json.dumps(row, indent=2, default=float))
@@ -343,4 +437,5 @@ def main(argv: Sequence[str] | None = None) -> int:
 if __name__ == "__main__":
     raise SystemExit(main())
 
-__all__ = ["departure_weights", "pair_view", "recheck", "recheck_hand", "refit", "summarize"]
+__all__ = ["departure_weights", "endgame", "endgame_hand", "pair_view", "recheck",
+           "recheck_hand", "refit", "summarize"]

@@ -90,3 +90,18 @@ def test_a_refit_arm_is_fitted_evaluated_and_recorded(tmp_path):
     assert meta["score_temperature"] == 0.5 and "weighted 5" in meta["trained_by"]
     with (tmp_path / "arms" / "arms.csv").open() as f:
         assert [r["arm"] for r in csv.DictReader(f)] == [row["arm"]]
+
+
+def test_endgame_rows_are_last_deal_decisions_with_losses_against_exact_play(tmp_path):
+    settings = {"variant": "casino", "hands": 4, "simulations": 8, "node_limit": 200_000,
+                "seed": 1}
+    s = dp.endgame(settings, tmp_path, progress=False)
+    with (tmp_path / "endgame.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert s["decisions"] == len(rows) > 0
+    for r in rows:
+        assert 1 <= int(r["cards"]) <= 4 and int(r["moves"]) >= 2
+        assert float(r["search_loss"]) >= 0 and float(r["heuristic_loss"]) >= 0
+    lost = sum(float(r["search_loss"]) for r in rows) / 4
+    assert s["search"]["points_lost_per_hand"] == pytest.approx(lost)
+    assert (tmp_path / "endgame.md").read_text().startswith("# The last deal")
