@@ -67,9 +67,10 @@ def pair_view(view: PlayerView, moves: list) -> PlayerView:
     return out
 
 
-def recheck_hand(variant: str, deal: int, seed: int, simulations: int, recheck: int) -> list[dict]:
-    """One single hand of deal ``deal``: the search in seat ``deal % 2`` against the
-    heuristic; a row for each of its decisions with a choice."""
+def play_hand(variant: str, deal: int, seed: int, simulations: int, visit) -> None:
+    """One single hand of deal ``deal`` (each deal is played twice, the search agent in seat
+    ``deal % 2``) against the heuristic; at each of the search's decisions ``visit(view,
+    state, search, heuristic)`` returns the move to play."""
     from agents.scripted import HeuristicAgent
     from agents.search import SearchAgent
     from agents.tournament import derive_seed
@@ -77,24 +78,34 @@ def recheck_hand(variant: str, deal: int, seed: int, simulations: int, recheck: 
 
     s = derive_seed("departures", seed, deal)
     search = SearchAgent(seed=s, simulations=simulations)
-    judge = SearchAgent(seed=s + 1, simulations=recheck, max_candidates=2)
     heuristic, opponent = HeuristicAgent(s), HeuristicAgent(s + 2)
     st = new_game(variant, 2, seed=derive_seed("departures-deal", seed, deal // 2))
     seat, hand = deal % 2, st.hand_points
-    rows = []
     while not st.game_over and st.hand_points is hand:
         view = PlayerView(st, st.current)
-        if st.current != seat:
-            st = apply_move(st, opponent.choose(view))
-            continue
+        agent_move = visit(view, st, search, heuristic) if st.current == seat else \
+            opponent.choose(view)
+        st = apply_move(st, agent_move)
+
+
+def recheck_hand(variant: str, deal: int, seed: int, simulations: int, recheck: int) -> list[dict]:
+    """A row for each of the search's decisions with a choice in ``play_hand``; departures
+    from the heuristic's move rescored with ``recheck`` rollouts on the two moves alone."""
+    from agents.search import SearchAgent
+    from agents.tournament import derive_seed
+
+    judge = SearchAgent(seed=derive_seed("departures", seed, deal) + 1, simulations=recheck,
+                        max_candidates=2)
+    rows = []
+
+    def visit(view, st, search, heuristic):
         moves = view.legal_moves()
         if len(moves) == 1:
-            st = apply_move(st, moves[0])
-            continue
+            return moves[0]
         prior = heuristic.scores(view, moves)
         h = moves[max(range(len(moves)), key=lambda i: prior[i])]
         e = search.choose(view)
-        row = {"deal": deal, "seat": seat, "stock": view.stock_size, "moves": len(moves),
+        row = {"deal": deal, "seat": view.seat, "stock": view.stock_size, "moves": len(moves),
                "heuristic": str(h), "search": str(e), "departs": int(e != h), "gap": "",
                "recheck_gap": ""}
         if e != h:
@@ -104,7 +115,9 @@ def recheck_hand(variant: str, deal: int, seed: int, simulations: int, recheck: 
             row["gap"] = round(scores[e] - scores.get(h, -math.inf), 4)
             row["recheck_gap"] = round(again[e] - again[h], 4)
         rows.append(row)
-        st = apply_move(st, e)
+        return e
+
+    play_hand(variant, deal, seed, simulations, visit)
     return rows
 
 
@@ -221,36 +234,26 @@ def recheck(settings: dict, out: Path, progress: bool = True) -> dict:
 
 def endgame_hand(variant: str, deal: int, seed: int, simulations: int,
                  node_limit: int) -> list[dict]:
-    """One hand of deal ``deal`` as in ``recheck_hand``; a row for each of the search's
-    last-deal decisions with a choice: the points its move and the heuristic's lose against
-    the best move (exact values; skipped past ``node_limit`` positions)."""
+    """A row for each of the search's decisions with a choice on a two-player hand's last
+    deal in ``play_hand``: the points its move and the heuristic's lose against the best move
+    (exact values; skipped past ``node_limit`` positions)."""
     from agents.endgame import move_values, perfect_information
-    from agents.scripted import HeuristicAgent
-    from agents.search import SearchAgent
-    from agents.tournament import derive_seed
-    from casino_env.engine import apply_move, new_game
 
-    s = derive_seed("departures", seed, deal)
-    search = SearchAgent(seed=s, simulations=simulations)
-    heuristic, opponent = HeuristicAgent(s), HeuristicAgent(s + 2)
-    st = new_game(variant, 2, seed=derive_seed("departures-deal", seed, deal // 2))
-    seat, hand = deal % 2, st.hand_points
     rows = []
-    while not st.game_over and st.hand_points is hand:
-        view = PlayerView(st, st.current)
-        if st.current != seat:
-            st = apply_move(st, opponent.choose(view))
-            continue
+
+    def visit(view, st, search, heuristic):
         moves = view.legal_moves()
         move = search.choose(view)
         if len(moves) > 1 and perfect_information(view):
             values = move_values(st, node_limit)
             if values is not None:
                 best = max(values.values())
-                rows.append({"deal": deal, "cards": len(view.state.hand(seat)),
+                rows.append({"deal": deal, "cards": len(view.state.hand(view.seat)),
                              "moves": len(moves), "search_loss": best - values[move],
                              "heuristic_loss": best - values[heuristic.choose(view)]})
-        st = apply_move(st, move)
+        return move
+
+    play_hand(variant, deal, seed, simulations, visit)
     return rows
 
 
@@ -437,5 +440,5 @@ def main(argv: Sequence[str] | None = None) -> int:
 if __name__ == "__main__":
     raise SystemExit(main())
 
-__all__ = ["departure_weights", "endgame", "endgame_hand", "pair_view", "recheck",
-           "recheck_hand", "refit", "summarize"]
+__all__ = ["departure_weights", "endgame", "endgame_hand", "pair_view", "play_hand",
+           "recheck", "recheck_hand", "refit", "summarize"]
