@@ -1,4 +1,5 @@
-"""Regenerate the generated blocks of README.md, docs/environment.md and docs/rl_baselines.md.
+"""Regenerate the generated blocks of README.md and docs (environment, rl_baselines,
+expert_iteration).
 
 Blocks sit between ``<!-- name -->`` and ``<!-- /name -->`` markers; tests/test_docs.py fails
 when a block is stale. Run: ``python -m experiments.gen_docs``. Unlike the other commands of
@@ -271,6 +272,29 @@ def scratch_summary_table() -> str:
     return "\n".join(out)
 
 
+ENDGAME_MATCHES = (("casino", "exit/endgame_v_search_casino"),)
+
+
+def endgame_match_table() -> str:
+    """``search:endgame`` against the search agent (experiments.long_match summaries copied
+    to ``experiments/results/<folder>``): hands won and points a hand with 95% intervals,
+    each side's thinking seconds a hand."""
+    out = ["| preset | hands | search:endgame=20000 won [95% CI] | points/hand [95% CI] "
+           "| thinking s/hand (endgame, search) |", "|---|---|---|---|---|"]
+    for preset, folder in ENDGAME_MATCHES:
+        path = RESULTS / folder / "summary.json"
+        if not path.exists():
+            continue
+        r = json.loads(path.read_text())
+        t = r["think_seconds_per_hand"]
+        out.append(f"| {preset} | {r['hands']:,} | {100 * r['win_rate']:.1f}% "
+                   f"[{100 * r['lo']:.1f}, {100 * r['hi']:.1f}] | {r['diff_per_hand']:+.2f} "
+                   f"[{r['diff_lo']:+.2f}, {r['diff_hi']:+.2f}] | {t[0]:.2f}, {t[1]:.2f} |")
+    if len(out) == 2:
+        return "_No match yet._"
+    return "\n".join(out)
+
+
 def speed_table() -> str:
     """Environment speed against PettingZoo references (experiments/results/bench_env.csv):
     the references one row each, then one row per preset with both action modes."""
@@ -302,6 +326,7 @@ BLOCKS = {
                             "sizes": sizes},
     "docs/rl_baselines.md": {"scratch_sums": scratch_sums_table,
                              "scratch_summary": scratch_summary_table},
+    "docs/expert_iteration.md": {"endgame_match": endgame_match_table},
 }
 
 
