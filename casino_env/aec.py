@@ -385,14 +385,12 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
 
     def _apply(self, move: Move) -> None:
         before = self.state
-        st = play(before, move)
+        # A one-hand episode ends on the hand's final position (scored, piles as captured),
+        # not on the next hand the engine would deal.
+        st = play(before, move, deal_next=self.episode != "hand")
+        self.state = st
         hand_over = st.hand_points is not before.hand_points
         done = st.game_over or (hand_over and self.episode == "hand")
-        if done and not st.game_over:
-            # The episode ends with the hand: show its final position (scored, piles as
-            # captured), not the next hand the engine has already dealt.
-            st = play(before, move, deal_next=False)
-        self.state = st
         if hand_over and self.reward_mode == "points":
             self._reward_sides(points_returns(st.hand_points, st.rules.penalties))
         crowded = (self.max_table is not None and not done

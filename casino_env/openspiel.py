@@ -36,7 +36,7 @@ import numpy as np
 import pyspiel
 
 from .encoding import N_COMPOSE_ACTIONS, Composer, Layout, describe_compose_action
-from .engine import State, legal_moves
+from .engine import State, parse_move
 from .engine.play import play
 from .engine.rules import PRESETS, SWITCH_TYPES, make_rules
 from .engine.view import PlayerView
@@ -181,7 +181,7 @@ class CasinoGame(pyspiel.Game):
             end = data.get("end")
             if end is not None:
                 before = State.from_spec(end["before"])
-                out._hand_ended(before, _legal_move(before, end["move"]))
+                out._hand_ended(before, parse_move(end["move"], before))
         except (ValueError, KeyError, TypeError) as e:
             raise ValueError(f"state_from_json: not a state written by to_json: {e}") from e
         for state in (out._st, out._template):
@@ -433,14 +433,6 @@ class CasinoObserver:
         if self.perfect_recall:
             text += " | moves: " + "; ".join(state._moves_log)
         return text
-
-
-def _legal_move(st: State, text: str):
-    """The legal move of ``st`` written ``text`` (as ``str(move)`` wrote it)."""
-    for m in legal_moves(st):
-        if str(m) == text:
-            return m
-    raise ValueError(f"{text!r} is not a legal move of the saved state")
 
 
 def view_string(st: State, player: int, comp: Composer | None, over: bool) -> str:
