@@ -41,6 +41,9 @@ class Demos:
     # (sum n,) float32 teacher's score of each legal move (enumerate mode, a teacher that
     # keeps ``last_scores`` such as the search agent); -inf for a move it did not score.
     scores: np.ndarray | None = None
+    # (N,) bool: the teacher's ``last_exact`` after each decision (a teacher that has it,
+    # e.g. experiments.endgame_fit's: the label is exact play, not a search estimate)
+    exact: np.ndarray | None = None
 
     def __len__(self) -> int:
         return len(self.action)
@@ -52,7 +55,8 @@ def _collect_worker(args: tuple) -> Demos:
 
     torch.set_num_threads(1)
     env = TrainEnv(**env_kwargs)
-    agent = make_agent(teacher, seed=seed)
+    # a teacher is an agent spec, or a picklable factory called with the seed
+    agent = teacher(seed=seed) if callable(teacher) else make_agent(teacher, seed=seed)
     student = None
     if student_spec is not None:  # DAgger: the student plays, the teacher labels its states
         from agents.ppo import PPOAgent
@@ -62,14 +66,18 @@ def _collect_worker(args: tuple) -> Demos:
     enumerate_mode = env.raw.action_mode == "enumerate"
     obs_l, act_l, ret_l, n_l, rows_l, mask_l, hint_l = [], [], [], [], [], [], []
     score_l: list[np.ndarray] = []
+    exact_l: list[bool] = []
     scored = enumerate_mode and hasattr(agent, "last_scores")
+    tagged = hasattr(agent, "last_exact")
     obs, _ = env.reset(seed=seed)
     episode: list[int] = []
     bar = None
     if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=n_decisions, desc=f"demos ({teacher})", unit="dec", leave=False)
+        label = teacher if isinstance(teacher, str) else getattr(
+            getattr(teacher, "func", teacher), "__name__", "teacher")
+        bar = tqdm(total=n_decisions, desc=f"demos ({label})", unit="dec", leave=False)
     while len(act_l) < n_decisions or episode:
         mask = env.action_masks()
         a = env.expert_action(agent)
@@ -78,6 +86,8 @@ def _collect_worker(args: tuple) -> Demos:
             obs_l.append(o.astype(np.float16))
             act_l.append(a)
             n_l.append(int(mask.sum()))
+            if tagged:
+                exact_l.append(bool(agent.last_exact))
             if enumerate_mode:
                 # float16, not uint8: with two decks a card plane holds copies / 2
                 rows_l.append(obs["action_features"][:int(mask.sum())].astype(np.float16))
@@ -104,6 +114,8 @@ def _collect_worker(args: tuple) -> Demos:
         bar.close()
     n = np.array(n_l, np.int64)
     demos = Demos(np.stack(obs_l), np.array(act_l, np.int64), np.array(ret_l, np.float32), n)
+    if tagged:
+        demos.exact = np.array(exact_l, bool)
     if enumerate_mode:
         demos.rows = np.concatenate(rows_l)
         demos.start = np.concatenate([[0], np.cumsum(n)[:-1]])
@@ -134,6 +146,8 @@ def merge(parts: list[Demos]) -> Demos:
     out = Demos(np.concatenate([p.obs for p in parts]),
                 np.concatenate([p.action for p in parts]),
                 np.concatenate([p.ret for p in parts]), np.concatenate([p.n for p in parts]))
+    if parts[0].exact is not None:
+        out.exact = np.concatenate([p.exact for p in parts])
     if parts[0].rows is not None:
         out.rows = np.concatenate([p.rows for p in parts])
         if parts[0].hints is not None:
