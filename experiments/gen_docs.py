@@ -115,11 +115,17 @@ PROTOCOL_RUNS = tuple((f"cloned_{v}", f"train/{v}", f"{v}, cloned") for v in (
     "casino", "royal", "dominican", "hungarian", "tuxedo", "spade", "wippen")) + (
     ("scratch_casino_s0", "scratch/casino_s0", "casino, RL from scratch (MLP, seed 0)"),
     ("sums_casino_s0", "scratch/sums_casino_s0",
-     "casino, RL from scratch (move scorer, table sums, seed 0)"))
+     "casino, RL from scratch (move scorer, table sums, seed 0)"),
+    ("rllib_casino_s0", "rllib/casino_s0", "casino, RLlib PPO from scratch (self-play, seed 0)"))
 
 
 def _trained(folder: Path) -> str:
-    """How a model was made, from its train_log.json (and config.json's teacher)."""
+    """How a model was made, from its train_log.json (and config.json's teacher), or an
+    RLlib run's metrics.json."""
+    if not (folder / "train_log.json").exists():
+        m = json.loads((folder / "metrics.json").read_text())
+        return (f"{m['elapsed_seconds'] / 60:.0f} min: {m['env_steps'] / 1e6:.1f}M env steps "
+                "from scratch")
     log = json.loads((folder / "train_log.json").read_text())
     parts = []
     if log.get("bc"):
