@@ -607,15 +607,47 @@ def speed(state: RunState) -> dict[str, Any]:
 
 
 def speed_text(sp: dict[str, Any]) -> str:
-    """"12,345 env steps in 2.0 min of training, 1,234 frames/s (1.49x the connect_four_v3
-    reference of experiments.bench_train, 830 frames/s on one env)"."""
+    """"12,345 env steps in 2.0 min of Algorithm.train, 1,234 frames/s (...)": the ratio to
+    the connect-four reference measured right after the run where there is one, and to the
+    committed figure of experiments.bench_train (measured on another day)."""
     text = (f"{sp['env_steps']:,} env steps in {sp['train_seconds'] / 60:.1f} min of "
             f"Algorithm.train, {sp['frames_per_second']:,.0f} frames/s")
     ref = sp.get("connect_four_reference")
-    if ref:
+    now = sp.get("connect_four_measured")
+    if now:
+        text += (f" ({sp['vs_connect_four_measured']:.2f}x the connect_four_v3 reference "
+                 f"measured right after the run, {now['frames_per_second']:,.0f} frames/s on "
+                 "one env")
+        if ref:
+            text += (f"; {sp['vs_connect_four']:.2f}x the committed "
+                     f"{ref['frames_per_second']:,.0f} of experiments.bench_train")
+        text += ")"
+    elif ref:
         text += (f" ({sp['vs_connect_four']:.2f}x the connect_four_v3 reference of "
-                 f"experiments.bench_train, {ref['frames_per_second']:,.0f} frames/s on one env)")
+                 f"experiments.bench_train, {ref['frames_per_second']:,.0f} frames/s on one "
+                 "env, measured on another day)")
     return text
+
+
+def add_measured_reference(out: Path | None, summary: dict[str, Any], frames: int) -> None:
+    """Measure the connect-four reference now (``train.measured_connect_four_reference``), put
+    it and the run's ratio to it into ``summary`` and ``out/metrics.json``: a ratio to a
+    reference measured on the same machine the same hour is what compares across days."""
+    try:
+        from experiments.train import measured_connect_four_reference
+    except ImportError:  # (the train extra missing)
+        return
+    ref = measured_connect_four_reference(frames)
+    if ref is None:
+        return
+    extra = {"connect_four_measured": ref,
+             "vs_connect_four_measured": summary["frames_per_second"] / ref["frames_per_second"]}
+    summary.update(extra)
+    path = None if out is None else Path(out) / "metrics.json"
+    if path is not None and path.exists():
+        meta = json.loads(path.read_text())
+        meta.update(extra)
+        path.write_text(json.dumps(meta, indent=2) + "\n")
 
 
 # -- training -------------------------------------------------------------------------------------
@@ -1021,6 +1053,11 @@ def build_parser() -> argparse.ArgumentParser:
                     "--iterations, --minutes and --checkpoint-minutes may change)")
     ap.add_argument("--fresh", action="store_true",
                     help="delete an earlier run's checkpoints and start again")
+    ap.add_argument("--reference-frames", type=int, default=8192,
+                    help="after the run, measure the connect-four reference of "
+                    "experiments.bench_train for this many frames (about 10 s; needs the "
+                    "bench extra) and report frames/s against it (0: only the committed "
+                    "figure)")
     ap.add_argument("--tensorboard", action="store_true",
                     help="log metrics and evaluations to <runs>/tb")
     return ap
@@ -1080,6 +1117,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         ray.shutdown()
     if summary.get("already_finished"):
         return 0
+    if a.reference_frames and summary.get("env_steps"):
+        add_measured_reference(out, summary, a.reference_frames)
     files = "metrics.csv, metrics.json, training_curve.csv/.png"
     if summary.get("curve"):
         files += ", learning_curve.csv/.png"

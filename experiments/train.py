@@ -1204,6 +1204,31 @@ def connect_four_reference() -> dict | None:
     return None
 
 
+def measured_connect_four_reference(frames: int = 8192) -> dict | None:
+    """The connect-four reference measured now, on the machine as it is (MaskablePPO on
+    PettingZoo's connect_four_v3 against random, one env, ``frames`` steps after a warm-up
+    iteration): the committed figure is from another day, and this machine's speed varies
+    from day to day. None when ``frames`` is 0 or the reference cannot run (it needs pygame,
+    the ``bench`` extra)."""
+    if frames <= 0:
+        return None
+    import torch
+    from gymnasium.error import DependencyNotInstalled
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # as bench_train measures it (2 threads: many times slower here)
+    try:
+        from experiments.bench_train import ConnectFourVsRandom, _ppo_fps
+
+        fps = _ppo_fps(ConnectFourVsRandom, 1, "dummy", frames)
+    except (ImportError, DependencyNotInstalled):
+        return None
+    finally:
+        torch.set_num_threads(threads)
+    return {"setting": "connect_four_v3 (reference)", "frames_per_second": fps,
+            "source": f"measured right after the run ({frames:,} frames)"}
+
+
 def ppo_log(state: RunState) -> dict:
     """The PPO part of ``train_log.json``: steps, seconds and frames/s over the whole run
     (all sessions), with the connect-four reference of ``experiments.bench_train`` beside."""

@@ -345,3 +345,39 @@ def test_config_file_errors_name_the_file_and_the_problem(tmp_path, text, messag
         parse_args(["--config", str(cfg)])
     assert str(e.value).startswith(f"{cfg}: " if "TOML" not in message else f"--config {cfg}")
     assert message in str(e.value)
+
+
+def test_frames_per_second_beside_a_reference_measured_the_same_day(tmp_path, monkeypatch):
+    """A run's frames/s ratio to the connect-four reference measured right after it (the
+    machine's speed varies between days; the committed 830 frames/s is from another day), with
+    the committed ratio beside; metrics.json gains both; without the measurement the line says
+    the committed figure is from another day."""
+    from experiments import train
+
+    assert train.measured_connect_four_reference(0) is None
+    sp = {"env_steps": 12_345, "train_seconds": 120.0, "frames_per_second": 1_200.0,
+          "connect_four_reference": {"frames_per_second": 800.0},
+          "vs_connect_four": 1.5}
+    assert rllib_train.speed_text(sp).endswith(
+        "1,200 frames/s (1.50x the connect_four_v3 reference of experiments.bench_train, "
+        "800 frames/s on one env, measured on another day)")
+    (tmp_path / "metrics.json").write_text(json.dumps({"env_steps": 12_345}))
+    seen = []
+
+    def fake(frames):
+        seen.append(frames)
+        return {"setting": "connect_four_v3 (reference)", "frames_per_second": 300.0,
+                "source": "measured right after the run (64 frames)"}
+
+    monkeypatch.setattr(train, "measured_connect_four_reference", fake)
+    rllib_train.add_measured_reference(tmp_path, sp, 64)
+    assert seen == [64]
+    assert sp["vs_connect_four_measured"] == pytest.approx(4.0)
+    assert rllib_train.speed_text(sp).endswith(
+        "1,200 frames/s (4.00x the connect_four_v3 reference measured right after the run, "
+        "300 frames/s on one env; 1.50x the committed 800 of experiments.bench_train)")
+    meta = json.loads((tmp_path / "metrics.json").read_text())
+    assert meta["env_steps"] == 12_345 and meta["vs_connect_four_measured"] == pytest.approx(4.0)
+    assert meta["connect_four_measured"]["frames_per_second"] == 300.0
+    assert parse_args([]).reference_frames == 8192
+    assert parse_args(["--reference-frames", "0"]).reference_frames == 0
