@@ -278,7 +278,8 @@ def scratch_summary_table() -> str:
     return "\n".join(out)
 
 
-ENDGAME_MATCHES = (("casino", "exit/endgame_v_search_casino"),)
+ENDGAME_MATCHES = (("casino", "exit/endgame_v_search_casino"),
+                   ("royal", "exit/endgame_v_search_royal"))
 
 
 def endgame_match_table() -> str:
