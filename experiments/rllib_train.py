@@ -643,8 +643,8 @@ def add_measured_reference(out: Path | None, summary: dict[str, Any], frames: in
     extra = {"connect_four_measured": ref,
              "vs_connect_four_measured": summary["frames_per_second"] / ref["frames_per_second"]}
     summary.update(extra)
-    path = None if out is None else Path(out) / "metrics.json"
-    if path is not None and path.exists():
+    path = Path(out or ".") / "metrics.json"
+    if out is not None and path.exists():
         meta = json.loads(path.read_text())
         meta.update(extra)
         path.write_text(json.dumps(meta, indent=2) + "\n")
@@ -1055,7 +1055,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="delete an earlier run's checkpoints and start again")
     ap.add_argument("--reference-frames", type=int, default=8192,
                     help="after the run, measure the connect-four reference of "
-                    "experiments.bench_train for this many frames (about 10 s; needs the "
+                    "experiments.bench_train for this many frames (about 15 s; needs the "
                     "bench extra) and report frames/s against it (0: only the committed "
                     "figure)")
     ap.add_argument("--tensorboard", action="store_true",

@@ -1212,19 +1212,14 @@ def measured_connect_four_reference(frames: int = 8192) -> dict | None:
     the ``bench`` extra)."""
     if frames <= 0:
         return None
-    import torch
     from gymnasium.error import DependencyNotInstalled
 
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # as bench_train measures it (2 threads: many times slower here)
     try:
-        from experiments.bench_train import ConnectFourVsRandom, _ppo_fps
+        from experiments.bench_train import _job_fps
 
-        fps = _ppo_fps(ConnectFourVsRandom, 1, "dummy", frames)
+        fps = _job_fps(0, frames)  # TRAIN_JOBS[0]: connect_four_v3, torch at 1 thread
     except (ImportError, DependencyNotInstalled):
         return None
-    finally:
-        torch.set_num_threads(threads)
     return {"setting": "connect_four_v3 (reference)", "frames_per_second": fps,
             "source": f"measured right after the run ({frames:,} frames)"}
 
