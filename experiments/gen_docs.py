@@ -278,25 +278,33 @@ def scratch_summary_table() -> str:
     return "\n".join(out)
 
 
-ENDGAME_MATCHES = (("casino", "exit/endgame_v_search_casino"),
-                   ("royal", "exit/endgame_v_search_royal"))
+# (preset, guide, folder): the agent is search:endgame=20000, guided by the named network.
+ENDGAME_MATCHES = (
+    ("casino", "–", "exit/endgame_v_search_casino"),
+    ("casino", "refit network (expert iteration 1, refit)", "exit/guided_endgame_v_search_casino"),
+    ("royal", "–", "exit/endgame_v_search_royal"),
+    ("dominican", "shipped cloned model (temperature 0.3)",
+     "exit/guided_endgame_v_search_dominican"),
+)
 
 
 def endgame_match_table() -> str:
-    """``search:endgame`` against the search agent (experiments.long_match summaries copied
-    to ``experiments/results/<folder>``): hands won and points a hand with 95% intervals,
-    each side's thinking seconds a hand."""
-    out = ["| preset | hands | search:endgame=20000 won [95% CI] | points/hand [95% CI] "
-           "| thinking s/hand (endgame, search) |", "|---|---|---|---|---|"]
-    for preset, folder in ENDGAME_MATCHES:
+    """``search:endgame`` (alone or guided by a network) against the search agent
+    (experiments.long_match summaries in ``experiments/results/<folder>``): hands won and
+    points a hand with 95% intervals, each side's thinking seconds a hand."""
+    out = ["| preset | guide | hands | won v search [95% CI] | points/hand [95% CI] "
+           "| thinking s/hand (agent, search) | results |", "|---|---|---|---|---|---|---|"]
+    for preset, guide, folder in ENDGAME_MATCHES:
         path = RESULTS / folder / "summary.json"
         if not path.exists():
             continue
         r = json.loads(path.read_text())
         t = r["think_seconds_per_hand"]
-        out.append(f"| {preset} | {r['hands']:,} | {100 * r['win_rate']:.1f}% "
+        link = f"[summary](../experiments/results/{folder}/summary.md)"
+        out.append(f"| {preset} | {guide} | {r['hands']:,} | {100 * r['win_rate']:.1f}% "
                    f"[{100 * r['lo']:.1f}, {100 * r['hi']:.1f}] | {r['diff_per_hand']:+.2f} "
-                   f"[{r['diff_lo']:+.2f}, {r['diff_hi']:+.2f}] | {t[0]:.2f}, {t[1]:.2f} |")
+                   f"[{r['diff_lo']:+.2f}, {r['diff_hi']:+.2f}] | {t[0]:.2f}, {t[1]:.2f} "
+                   f"| {link} |")
     if len(out) == 2:
         return "_No match yet._"
     return "\n".join(out)
