@@ -288,10 +288,11 @@ ENDGAME_MATCHES = (
 )
 
 
-def endgame_match_table() -> str:
+def endgame_match_table(root: str = "../") -> str:
     """``search:endgame`` (alone or guided by a network) against the search agent
     (experiments.long_match summaries in ``experiments/results/<folder>``): hands won and
-    points a hand with 95% intervals, each side's thinking seconds a hand."""
+    points a hand with 95% intervals, each side's thinking seconds a hand; links relative to
+    ``root`` (the page's way up to the repository)."""
     out = ["| preset | guide | hands | won v search [95% CI] | points/hand [95% CI] "
            "| thinking s/hand (agent, search) | results |", "|---|---|---|---|---|---|---|"]
     for preset, guide, folder in ENDGAME_MATCHES:
@@ -300,7 +301,7 @@ def endgame_match_table() -> str:
             continue
         r = json.loads(path.read_text())
         t = r["think_seconds_per_hand"]
-        link = f"[summary](../experiments/results/{folder}/summary.md)"
+        link = f"[summary]({root}experiments/results/{folder}/summary.md)"
         out.append(f"| {preset} | {guide} | {r['hands']:,} | {100 * r['win_rate']:.1f}% "
                    f"[{100 * r['lo']:.1f}, {100 * r['hi']:.1f}] | {r['diff_per_hand']:+.2f} "
                    f"[{r['diff_lo']:+.2f}, {r['diff_hi']:+.2f}] | {t[0]:.2f}, {t[1]:.2f} "
@@ -336,7 +337,8 @@ def speed_table() -> str:
 
 BLOCKS = {
     "README.md": {"variants": variant_table, "ladder": ladder_table,
-                  "baselines": baselines_table, "speed": speed_table},
+                  "baselines": baselines_table, "speed": speed_table,
+                  "beyond_search": lambda: endgame_match_table("")},
     "docs/environment.md": {"layout": layout_table, "compact_layout": compact_layout_table,
                             "sizes": sizes},
     "docs/rl_baselines.md": {"scratch_sums": scratch_sums_table,

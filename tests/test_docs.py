@@ -95,7 +95,7 @@ def test_readme_is_for_users_and_links_the_experiment_record():
                         "Cloned baselines", "Speed", "Reproducing the results",
                         "Documentation"]
     assert "Trained baselines" not in readme
-    for generated in ("variants", "ladder", "baselines", "speed"):
+    for generated in ("variants", "ladder", "baselines", "speed", "beyond_search"):
         assert f"<!-- {generated} -->" in readme
     for history in ("What was tried", "DAgger", "score_temperature", "41.4%",
                     "hand_bonus", "texas_holdem reference moves a lot"):
