@@ -54,7 +54,7 @@ class SimRules:
 
     __slots__ = ("rules", "values", "rank", "rank_mask", "ace14", "cw", "dom_trail", "sweeps",
                  "cancel", "players", "side", "sides", "hand_size", "packs", "tables", "capv",
-                 "same_rank", "build", "max_value", "earned_wins", "spade")
+                 "same_rank", "build", "max_value", "earned_wins", "spade", "steps")
 
     def __init__(self, rules: Rules, policy: str = "cards") -> None:
         self.rules = rules
@@ -82,6 +82,7 @@ class SimRules:
         self.hand_size = getattr(rules, "hand_size", 4)
         self.packs: dict[int, tuple[float, int]] = {}  # (loose, value) -> best loose capture
         self.tables: dict[int, tuple] = {}  # loose -> (values, ids, reachable sums)
+        self.steps: dict[tuple, tuple | None] = {}  # greedy_step's results (simulate)
         # Per card: the values it captures with from hand (None: C-face; V-fin-values) and
         # the mask of its rank.
         self.capv = tuple(None if v is None else (1, 14) if v == 1 and self.ace14 else (v,)
@@ -135,6 +136,9 @@ class SimRules:
                 got = (0.0, 0)
             self.packs[key] = got
         return got
+
+
+_MISS = object()
 
 
 @lru_cache(maxsize=64)
@@ -322,6 +326,7 @@ def simulate(st: State, side: int, game_bonus: float, fallback, policy: str = "c
     seat = st.current
     dealer = st.dealer
     sides = sr.side
+    steps = sr.steps
     while True:
         if not hands[seat]:
             nxt = None
@@ -354,7 +359,14 @@ def simulate(st: State, side: int, game_bonus: float, fallback, policy: str = "c
             for sd, p in enumerate(order):
                 if p and sd != me:
                     items |= 1 << p[-1]
-        mv = greedy_step(sr, hands[seat], items, builds, seat)
+        # greedy_step is a pure function of these (the seat only through its owned builds):
+        # memoised, since rollouts of one decision meet the same positions again and again.
+        key = (hands[seat], items, seat, tuple(builds)) if builds else (hands[seat], items)
+        mv = steps.get(key, _MISS)
+        if mv is _MISS:
+            if len(steps) > 200_000:
+                steps.clear()
+            mv = steps[key] = greedy_step(sr, hands[seat], items, builds, seat)
         if mv is None:  # rare (an owner that must build): replay this hand with the engine
             return fallback(st)
         kind, c, tm = mv

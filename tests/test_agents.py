@@ -132,6 +132,29 @@ def test_fast_rollouts_match_the_engine(variant: str, players: int) -> None:
     assert same >= 0.9 * total
 
 
+@pytest.mark.parametrize("variant,players", [("casino", 2), ("royal", 3), ("dominican", 4)])
+def test_rollouts_memoise_only_what_greedy_step_returns(variant: str, players: int) -> None:
+    """simulate memoises greedy_step by (hand, table) when no build is out, else also by the
+    seat and the builds: every remembered move is the one greedy_step gives afresh, for any
+    seat where no build is out (the seat matters only through the builds it owns)."""
+    sr = sim_rules(new_game(variant, players).rules, "builder")
+    sr.steps.clear()
+    for st in random_states(variant, players, 60, seed=12):
+        side = st.rules.side(st.current)
+        simulate(st, side, 0.0, lambda s: 0.0, "builder")
+    assert len(sr.steps) > 100
+    with_builds = 0
+    for key, got in sr.steps.items():
+        if len(key) == 2:
+            for seat in range(players):
+                assert greedy_step(sr, key[0], key[1], [], seat) == got
+        else:
+            hand, items, seat, builds = key
+            with_builds += 1
+            assert greedy_step(sr, hand, items, list(builds), seat) == got
+    assert with_builds > 0
+
+
 @pytest.mark.parametrize("variant,players", [("casino", 2), ("royal", 3), ("dominican", 2),
                                              ("dominican", 4), ("spade", 4)])
 def test_builder_rollout_moves_are_legal(variant: str, players: int) -> None:
