@@ -16,7 +16,8 @@ from casino_env.engine.moves import Items, distinct
 from casino_env.engine.scoring import sweep_scores
 from casino_env.engine.view import PlayerView
 
-from .base import Agent, check_number
+from .base import Agent, check_int, check_number
+from .endgame import solve_view
 from .valuation import (
     Table,
     Weights,
@@ -109,14 +110,21 @@ class HeuristicAgent(Agent):
     Krypkasino (a penalty game with compulsory maximal captures) has its own evaluation,
     ``kryp_scores``: the points and sweep taken now, penalty cards kept in hand, the next
     player's forced reply and, with 2 players, our own forced reply after it.
+
+    ``endgame``: where the view determines the whole state (the last deal of a two-player
+    hand), play the exact minimax move (``agents.endgame``) if it takes at most this many
+    positions (default 0: never) -- a reference for what exact last-deal play is worth.
+    ``scores`` (the evaluation other agents read as hints and priors) is unchanged by it.
     """
 
     name = "heuristic"
-    options = WEIGHTS + ("params",)  # the weights one by one, or all of them as ``params``
+    # the weights one by one, or all of them as ``params``; and the exact last deal
+    options = WEIGHTS + ("params", "endgame")
 
     def __init__(self, seed: int | None = None, params: HeuristicParams | None = None,
-                 **kw: float) -> None:
+                 endgame: int = 0, **kw: float) -> None:
         super().__init__(seed)
+        self.endgame = check_int("endgame", endgame, 0)
         unknown = [k for k in kw if k not in WEIGHTS]
         if unknown:
             raise TypeError(f"HeuristicAgent() got an unexpected keyword argument {unknown[0]!r}")
@@ -131,6 +139,10 @@ class HeuristicAgent(Agent):
         moves = view.legal_moves()
         if len(moves) == 1:
             return moves[0]
+        if self.endgame:
+            solved = solve_view(view, self.endgame)
+            if solved is not None:
+                return solved[0]
         scores = self.scores(view, moves)
         best = 0
         for i, s in enumerate(scores):

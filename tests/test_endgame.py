@@ -92,3 +92,26 @@ def test_search_with_endgame_plays_the_exact_move_at_the_last_deal_only():
     assert make_agent("search:endgame=500", seed=0).endgame == 500
     with pytest.raises(ValueError, match="endgame must be an int >= 0"):
         SearchAgent(endgame=-1)
+
+
+def test_heuristic_with_endgame_plays_the_exact_move_at_the_last_deal_only():
+    """heuristic:endgame=N: the exact move where the view determines the state (it differs
+    from the heuristic's own on some of these), the heuristic's move everywhere else."""
+    from agents.scripted import HeuristicAgent
+
+    differs = 0
+    for st in last_deal_positions("casino", 30, seed=11):
+        view = PlayerView(st, st.current)
+        values = move_values(st, 100_000)
+        move = HeuristicAgent(seed=1, endgame=100_000).choose(view)
+        assert values[move] == max(values.values())
+        own = HeuristicAgent(seed=1).choose(view)
+        differs += values[own] < max(values.values())
+    assert differs > 0
+    st = new_game("casino", 2, seed=4)  # the stock is full: the heuristic's move
+    view = PlayerView(st, st.current)
+    exact = HeuristicAgent(seed=2, endgame=100_000)
+    assert exact.choose(view) == HeuristicAgent(seed=2).choose(view)
+    assert make_agent("heuristic:endgame=500,threat=0.5", seed=0).endgame == 500
+    with pytest.raises(ValueError, match="endgame must be an int >= 0"):
+        make_agent("heuristic:endgame=-1")
