@@ -278,37 +278,59 @@ def scratch_summary_table() -> str:
     return "\n".join(out)
 
 
-# (preset, guide, folder): the agent is search:endgame=20000, guided by the named network.
+# (preset, guide, folder): the agent is search:endgame=20000, guided by the named network
+# (None: no guide).
 ENDGAME_MATCHES = (
-    ("casino", "–", "exit/endgame_v_search_casino"),
+    ("casino", None, "exit/endgame_v_search_casino"),
     ("casino", "refit network (expert iteration 1, refit)", "exit/guided_endgame_v_search_casino"),
-    ("royal", "–", "exit/endgame_v_search_royal"),
+    ("royal", None, "exit/endgame_v_search_royal"),
     ("dominican", "shipped cloned model (temperature 0.3)",
      "exit/guided_endgame_v_search_dominican"),
 )
 
 
-def endgame_match_table(root: str = "../") -> str:
-    """``search:endgame`` (alone or guided by a network) against the search agent
-    (experiments.long_match summaries in ``experiments/results/<folder>``): hands won and
-    points a hand with 95% intervals, each side's thinking seconds a hand; links relative to
-    ``root`` (the page's way up to the repository)."""
-    out = ["| preset | guide | hands | won v search [95% CI] | points/hand [95% CI] "
-           "| thinking s/hand (agent, search) | results |", "|---|---|---|---|---|---|---|"]
-    for preset, guide, folder in ENDGAME_MATCHES:
+# heuristic:endgame=20000 against the heuristic: what exact last-deal play alone is worth.
+HEURISTIC_ENDGAME_MATCHES = tuple(
+    (preset, None, f"exit/heuristic_endgame_v_heuristic_{preset}")
+    for preset in ("casino", "royal", "dominican"))
+
+
+def match_table(matches: tuple, opponent: str, root: str = "../") -> str:
+    """One row per ``experiments.long_match`` summary in ``experiments/results/<folder>``
+    (``matches``: (preset, guide or None, folder)) against ``opponent``: hands won and points
+    a hand with 95% intervals, each side's thinking seconds a hand; a guide column when a
+    match names one; links relative to ``root`` (the page's way up to the repository)."""
+    guides = any(g is not None for _, g, _ in matches)
+    cols = ["preset"] + (["guide"] if guides else []) + [
+        "hands", f"won v {opponent} [95% CI]", "points/hand [95% CI]",
+        f"thinking s/hand (agent, {opponent})", "results"]
+    out = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    for preset, guide, folder in matches:
         path = RESULTS / folder / "summary.json"
         if not path.exists():
             continue
         r = json.loads(path.read_text())
         t = r["think_seconds_per_hand"]
-        link = f"[summary]({root}experiments/results/{folder}/summary.md)"
-        out.append(f"| {preset} | {guide} | {r['hands']:,} | {100 * r['win_rate']:.1f}% "
-                   f"[{100 * r['lo']:.1f}, {100 * r['hi']:.1f}] | {r['diff_per_hand']:+.2f} "
-                   f"[{r['diff_lo']:+.2f}, {r['diff_hi']:+.2f}] | {t[0]:.2f}, {t[1]:.2f} "
-                   f"| {link} |")
+        cells = [preset] + ([guide or "–"] if guides else []) + [
+            f"{r['hands']:,}",
+            f"{100 * r['win_rate']:.1f}% [{100 * r['lo']:.1f}, {100 * r['hi']:.1f}]",
+            f"{r['diff_per_hand']:+.2f} [{r['diff_lo']:+.2f}, {r['diff_hi']:+.2f}]",
+            f"{t[0]:.2f}, {t[1]:.2f}",
+            f"[summary]({root}experiments/results/{folder}/summary.md)"]
+        out.append("| " + " | ".join(cells) + " |")
     if len(out) == 2:
         return "_No match yet._"
     return "\n".join(out)
+
+
+def endgame_match_table(root: str = "../") -> str:
+    """``search:endgame`` (alone or guided by a network) against the search agent."""
+    return match_table(ENDGAME_MATCHES, "search", root)
+
+
+def heuristic_endgame_table() -> str:
+    """``heuristic:endgame=20000`` against the heuristic (docs/expert_iteration.md)."""
+    return match_table(HEURISTIC_ENDGAME_MATCHES, "heuristic")
 
 
 def speed_table() -> str:
@@ -343,7 +365,8 @@ BLOCKS = {
                             "sizes": sizes},
     "docs/rl_baselines.md": {"scratch_sums": scratch_sums_table,
                              "scratch_summary": scratch_summary_table},
-    "docs/expert_iteration.md": {"endgame_match": endgame_match_table},
+    "docs/expert_iteration.md": {"endgame_match": endgame_match_table,
+                                 "heuristic_endgame": heuristic_endgame_table},
 }
 
 
