@@ -41,6 +41,7 @@ import numpy as np
 HELD_SHARE = 0.1
 EXPLORE = 0.15
 FIELDS = ("variant", "shards", "decisions", "afterstates", "hidden", "epochs", "augment",
+          "residual", "loss",
           "train_decisions", "held_decisions", "heuristic_lost", "net_lost", "net_train_lost",
           "held_mse", "fit_minutes")
 HEARTS, CLUBS = 1, 3  # suit order in a card id (4 * rank + suit): S, H, D, C
@@ -156,8 +157,36 @@ def suit_swap(variant: str, width: int, planes: list[int]) -> np.ndarray:
     return perm
 
 
+def static_leads(variant: str, x: np.ndarray) -> np.ndarray:
+    """Each afterstate's point difference for the mover if the hand were scored on the piles
+    as they stand (``scoring.awards``; the table's residue unassigned), read back from the
+    encoding's pile plane and sweep counts: the part of the value the cards already taken
+    decide, so that the network only learns what the rest of the play changes."""
+    from casino_env.encoding import Layout
+    from casino_env.engine import new_game
+    from casino_env.engine.scoring import awards
+
+    rules = new_game(variant, 2, seed=0).rules
+    o = Layout(rules, compose=False, kind="compact").offset
+    weights = 1 << np.arange(52, dtype=object)
+    piles = x[:, o["piles"]:o["piles"] + 52]
+    sweeps = np.rint(x[:, o["sweeps"]:o["sweeps"] + 2] * 10).astype(int)
+    memo: dict = {}
+    out = np.empty(len(x), np.float32)
+    for i in range(len(x)):
+        mine = int((piles[i] > 0.5) @ weights)
+        other = int((piles[i] < -0.5) @ weights)
+        key = (mine, other, int(sweeps[i, 0]), int(sweeps[i, 1]))
+        got = memo.get(key)
+        if got is None:
+            got = memo[key] = sum(p if s == 0 else -p for _, s, p in
+                                  awards(rules, (mine, other), key[2:]))
+        out[i] = got
+    return out
+
+
 def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: bool,
-        seed: int) -> dict:
+        seed: int, residual: bool = True, loss_kind: str = "value") -> dict:
     import torch
     from torch import nn
     from tqdm.auto import tqdm
@@ -169,38 +198,58 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
     torch.manual_seed(seed)
     d = load(run)
     x, y, g = d["x"], d["y"], d["group"]
+    base = static_leads(variant, x) if residual else np.zeros(len(y), np.float32)
+    if residual:  # the static lead is an input too, and the target is what play adds to it
+        x = np.hstack([x, base[:, None] / 10])
     rng = np.random.default_rng(seed)
     held_decision = rng.random(d["decisions"]) < HELD_SHARE
     held = held_decision[g]
-    train_idx, held_idx = np.flatnonzero(~held), np.flatnonzero(held)
+    held_idx = np.flatnonzero(held)
     layout = Layout(new_game(variant, 2, seed=0).rules, compose=False, kind="compact")
     planes = [o for name, o, n, _ in layout.segments if n == 52] + [layout.size]
     perm = torch.as_tensor(suit_swap(variant, x.shape[1], planes)) if augment else None
+    target = y - base
     net = nn.Sequential(nn.Linear(x.shape[1], hidden), nn.ReLU(), nn.Linear(hidden, hidden),
                         nn.ReLU(), nn.Linear(hidden, hidden // 2), nn.ReLU(),
                         nn.Linear(hidden // 2, 1))
     opt = torch.optim.Adam(net.parameters(), 1e-3)
-    xt, yt = torch.as_tensor(x), torch.as_tensor(y)
+    xt, yt = torch.as_tensor(x), torch.as_tensor(target)
     t0 = time.perf_counter()
+    # whole decisions per batch: the "centered" loss compares each move's value with the
+    # mean of its decision's moves (only the differences between moves choose one)
+    starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
+    counts = np.diff(np.r_[starts, len(g)])
+    train_dec = np.flatnonzero(~held_decision[g[starts]])
     for _ in tqdm(range(epochs), desc="fit"):
-        rng.shuffle(train_idx)
-        for j in range(0, len(train_idx), 512):
-            b = train_idx[j:j + 512]
-            xb = xt[b]
-            if perm is not None:
-                flip = torch.rand(len(b)) < 0.5
+        rng.shuffle(train_dec)
+        for j in range(0, len(train_dec), 128):
+            dec = train_dec[j:j + 128]
+            n = counts[dec]
+            rows = np.repeat(starts[dec] - np.r_[0, np.cumsum(n)[:-1]], n) + np.arange(n.sum())
+            seg = torch.as_tensor(np.repeat(np.arange(len(dec)), n))
+            xb = xt[rows]
+            if perm is not None:  # one swap per decision, so its moves stay comparable
+                flip = (torch.rand(len(dec)) < 0.5)[seg]
                 xb = torch.where(flip[:, None], xb[:, perm], xb)
-            loss = ((net(xb).squeeze(-1) - yt[b]) ** 2).mean()
+            pb, tb = net(xb).squeeze(-1), yt[rows]
+            if loss_kind == "centered":
+                nt = torch.as_tensor(n, dtype=torch.float32)
+                pm = torch.zeros(len(dec)).index_add(0, seg, pb) / nt
+                tm = torch.zeros(len(dec)).index_add(0, seg, tb) / nt
+                loss = (((pb - pm[seg]) - (tb - tm[seg])) ** 2).mean()
+            else:
+                loss = ((pb - tb) ** 2).mean()
             opt.zero_grad()
             loss.backward()
             opt.step()
     with torch.no_grad():
-        pred = net(xt).squeeze(-1).numpy()
+        pred = net(xt).squeeze(-1).numpy() + base
     # the training decisions' measure on as many of them as are held out
     seen = np.flatnonzero(~held_decision)[:int(held_decision.sum())]
     sample = np.flatnonzero(np.isin(g, seen))
     row = {"variant": variant, "shards": d["shards"], "decisions": d["decisions"],
            "afterstates": len(y), "hidden": hidden, "epochs": epochs, "augment": augment,
+           "residual": residual, "loss": loss_kind,
            "train_decisions": int((~held_decision).sum()),
            "held_decisions": int(held_decision.sum()),
            "heuristic_lost": round(points_lost(y[held_idx], d["heuristic"][held_idx]
@@ -227,12 +276,14 @@ def write_summary(out: Path) -> None:
     lines = ["# An afterstate value network on the exact last deal (issue 18)", "",
              "Held-out decisions (10%, whole decisions): points a move loses against exact "
              "play, the network's (the afterstate it values highest) and the heuristic's.", "",
-             "| variant | decisions (afterstates) | hidden | epochs | augment | heuristic lost "
-             "| network lost | network lost in training | held-out MSE | fit min |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "| variant | decisions (afterstates) | hidden | epochs | augment | residual | loss "
+             "| heuristic lost | network lost | network lost in training | held-out MSE "
+             "| fit min |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['variant']} | {int(r['decisions']):,} ({int(r['afterstates']):,}) "
-                     f"| {r['hidden']} | {r['epochs']} | {r['augment']} | {r['heuristic_lost']} "
+                     f"| {r['hidden']} | {r['epochs']} | {r['augment']} | {r['residual']} "
+                     f"| {r['loss']} "
+                     f"| {r['heuristic_lost']} "
                      f"| {r['net_lost']} | {r['net_train_lost']} | {r['held_mse']} "
                      f"| {r['fit_minutes']} |")
     (out / "summary.md").write_text("\n".join(lines) + "\n")
@@ -254,13 +305,19 @@ def main(argv: list[str] | None = None) -> None:
     f.add_argument("--hidden", type=int, default=512)
     f.add_argument("--epochs", type=int, default=20)
     f.add_argument("--augment", action="store_true", help="swap hearts and clubs at random")
+    f.add_argument("--no-residual", dest="residual", action="store_false",
+                   help="regress the value itself, not what play adds to the static lead")
+    f.add_argument("--loss", choices=("value", "centered"), default="value",
+                   help="value: squared error of each move's value; centered: of its "
+                        "difference from its decision's mean")
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--out", type=Path, required=True)
     a = p.parse_args(argv)
     if a.command == "collect":
         collect(a.variant, a.hands, a.shards, a.seed, a.workers, a.run)
     else:
-        print(json.dumps(fit(a.run, a.out, a.variant, a.hidden, a.epochs, a.augment, a.seed)))
+        print(json.dumps(fit(a.run, a.out, a.variant, a.hidden, a.epochs, a.augment, a.seed,
+                              a.residual, a.loss)))
 
 
 if __name__ == "__main__":

@@ -40,3 +40,40 @@ def test_the_suit_swap_exchanges_hearts_and_clubs_in_card_planes() -> None:
     assert (perm[perm] == np.arange(60)).all()
     assert perm[1] == 3 and perm[3] == 1 and perm[0] == 0 and perm[2] == 2
     assert perm[53] == 53  # beyond the planes: untouched
+
+
+def test_the_static_lead_scores_the_piles_read_back_from_the_encoding() -> None:
+    from casino_env.encoding import Layout
+    from casino_env.engine import new_game
+    from experiments.endgame_net import static_leads
+
+    def rows(variant: str) -> np.ndarray:
+        rules = new_game(variant, 2).rules
+        layout = Layout(rules, compose=False, kind="compact")
+        x = np.zeros((2, layout.size + 52), np.float32)
+        piles = layout.offset["piles"]
+        for card in ("10D", "AS", "2S"):  # mine: 2 + 1 + 1, most cards 3, most spades 1
+            x[0, piles + rules.deck.index[card]] = 1
+        x[0, piles + rules.deck.index["3H"]] = -1
+        x[1] = x[0]
+        x[1, piles + rules.deck.index["10D"]] = -1  # 10D to the other side: 2 cards each
+        x[1, layout.offset["sweeps"] + 1] = 0.2  # and two sweeps to the other side
+        return x
+
+    # casino: 8 points to none; then spades, AS and 2S (3) against 10D (2); no sweep points
+    assert list(static_leads("casino", rows("casino"))) == [8.0, 1.0]
+    # dominican scores sweeps: the other side's two count
+    assert list(static_leads("dominican", rows("dominican"))) == [8.0, -1.0]
+
+
+def test_a_fit_is_reproducible_and_writes_its_row(tmp_path) -> None:
+    from experiments.endgame_net import fit
+
+    run = tmp_path / "run"
+    run.mkdir()
+    collect_shard(("casino", 6, 3, run / "shard_000.npz"))
+    rows = [fit(run, tmp_path / f"out{i}", "casino", 16, 1, True, 0, True, "centered")
+            for i in range(2)]
+    assert rows[0] == {**rows[1], "fit_minutes": rows[0]["fit_minutes"]}
+    assert 0 <= rows[0]["heuristic_lost"] and 0 <= rows[0]["net_lost"]
+    assert (tmp_path / "out0" / "summary.md").read_text().count("| casino |") == 1
