@@ -333,6 +333,20 @@ def heuristic_endgame_table() -> str:
     return match_table(HEURISTIC_ENDGAME_MATCHES, "heuristic")
 
 
+def endgame_net_table() -> str:
+    """experiments.endgame_net fits (experiments/results/exit/endgame_net_casino/fits.csv)."""
+    rows = _rows(RESULTS / "exit" / "endgame_net_casino" / "fits.csv")
+    if not rows:
+        return "_No fit yet._"
+    out = ["| decisions (afterstates) | loss | heuristic lost | network lost (held out) "
+           "| network lost (training decisions) | fit min |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        out.append(f"| {int(r['decisions']):,} ({int(r['afterstates']):,}) | {r['loss']} "
+                   f"| {float(r['heuristic_lost']):.3f} | {float(r['net_lost']):.3f} "
+                   f"| {float(r['net_train_lost']):.3f} | {r['fit_minutes']} |")
+    return "\n".join(out)
+
+
 def speed_table() -> str:
     """Environment speed against PettingZoo references (experiments/results/bench_env.csv):
     the references one row each, then one row per preset with both action modes."""
@@ -366,7 +380,8 @@ BLOCKS = {
     "docs/rl_baselines.md": {"scratch_sums": scratch_sums_table,
                              "scratch_summary": scratch_summary_table},
     "docs/expert_iteration.md": {"endgame_match": endgame_match_table,
-                                 "heuristic_endgame": heuristic_endgame_table},
+                                 "heuristic_endgame": heuristic_endgame_table,
+                                 "endgame_net": endgame_net_table},
 }
 
 

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 MODELS = ROOT / "experiments" / "results" / "train"
 SEARCH_OPTIONS = ("simulations, max_candidates, epsilon, game_bonus, fast, policy, prior, "
                   "margin, hand_bonus, guide, guide_temperature, horizon, endgame")
-HEURISTIC_OPTIONS = "threat, build_keep, potential, residue, per_card, params"
+HEURISTIC_OPTIONS = "threat, build_keep, potential, residue, per_card, params, endgame"
 
 
 def raises(message: str):
