@@ -17,11 +17,14 @@ over *afterstates*, trained by regression on exact minimax values.
    plane of the opponent's known hand) with that value: the hand's point difference under
    best play by both. Shards of ``--hands`` hands each, written as they finish (a rerun skips
    those on disk).
-2. **fit** — an MLP regresses the value of every afterstate; decisions are split into
-   training and held-out ones (10%). Its move at a held-out decision is the afterstate it
-   values highest; the measure is the points that move loses against exact play, next to the
-   heuristic's move on the same decisions. ``--augment`` swaps hearts and clubs at random
-   (a symmetry of the scoring where the two suits score alike; refused elsewhere).
+2. **fit** — an MLP regresses what play adds to each afterstate's static lead (the piles scored
+   as they stand, also an input; ``--no-residual``: the value itself), by squared error of each
+   move's value (``--loss value``) or of its difference from its decision's mean
+   (``centered``); decisions are split into training and held-out ones (10%). Its move at a
+   held-out decision is the afterstate it values highest; the measure is the points that move
+   loses against exact play, next to the heuristic's move on the same decisions. ``--augment``
+   swaps hearts and clubs at random (a symmetry of the scoring where the two suits score alike;
+   refused elsewhere).
 
 Files: ``RUN/shard_<k>.npz``; in ``OUT``: ``fits.csv`` (a row per fit) and ``summary.md``.
 """
