@@ -4,6 +4,8 @@
         --run runs/endgame_net/casino
     python -m experiments.endgame_net fit --run runs/endgame_net/casino --augment \\
         --out experiments/results/exit/endgame_net_casino
+    python -m experiments.endgame_net collect --variant casino --hands 400 --shards 10 \\
+        --seed 2 --workers 2 --tree 0.02 --run runs/endgame_net/casino_tree
 
 Exact last-deal play is worth 55.6-57.1% of hands against the heuristic (docs/expert_iteration.md),
 about the network-alone target, and the move-scoring networks do not learn it from 50,000
@@ -26,6 +28,15 @@ over *afterstates*, trained by regression on exact minimax values.
    swaps hearts and clubs at random (a symmetry of the scoring where the two suits score alike;
    refused elsewhere).
 
+``collect --tree SHARE`` collects differently: at each hand's first last-deal decision the
+whole rest of the deal is solved by memoised minimax (every position's value exact) and a
+random SHARE of its positions with a choice are recorded, off the heuristic's lines too, about
+a thousand times more decisions per hand (``tree_records``; correlated within a deal, so its
+decisions only train: ``fit --extra TREE_RUN`` adds them to the training side of ``--run``'s
+split, whose held-out decisions stay the measure). ``fit`` options: ``--dropout``,
+``--weight-decay``, ``--ranks`` (per-rank counts of my hand, the loose table and the
+opponent's hand as inputs).
+
 Files: ``RUN/shard_<k>.npz``; in ``OUT``: ``fits.csv`` (a row per fit) and ``summary.md``.
 """
 
@@ -44,7 +55,7 @@ import numpy as np
 HELD_SHARE = 0.1
 EXPLORE = 0.15
 FIELDS = ("variant", "shards", "decisions", "afterstates", "hidden", "epochs", "augment",
-          "residual", "loss",
+          "residual", "loss", "dropout", "weight_decay", "ranks", "extra_decisions",
           "train_decisions", "held_decisions", "heuristic_lost", "net_lost", "net_train_lost",
           "held_mse", "fit_minutes")
 HEARTS, CLUBS = 1, 3  # suit order in a card id (4 * rank + suit): S, H, D, C
@@ -100,16 +111,115 @@ def collect_shard(job: tuple) -> str:
     return str(dest)
 
 
-def collect(variant: str, hands: int, shards: int, seed: int, workers: int, run: Path) -> None:
+def _value_key(st) -> tuple:
+    """What the rest of a last deal's value depends on (not the order cards were taken in)."""
+    return (st.current, st.hand_masks, st.loose_mask, st.builds, st.pile_masks, st.pile_ids,
+            st.sweeps, st.last_capturer, tuple(sorted(st.events)), st.met, st.pending_orange,
+            st.extra_turn)
+
+
+def tree_records(st, share: float, rng: random.Random, node_limit: int, encode) -> list | None:
+    """Exact minimax over the whole last deal from ``st`` (memoised, no pruning, so every
+    position's value is exact), recording, at a random ``share`` of the positions with a
+    choice, each move's afterstate (``encode(after, seat)``) with its value for the mover:
+    [(decision, row, value)], or None past ``node_limit`` positions."""
+    from agents.endgame import lead
+    from casino_env.engine import legal_moves
+    from casino_env.engine.play import play
+
+    memo: dict = {}
+    out: list = []
+    budget, recorded = [node_limit], [0]
+
+    def value(s) -> float:  # side 0's lead under best play
+        k = _value_key(s)
+        got = memo.get(k)
+        if got is not None:
+            return got
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise OverflowError
+        moves = legal_moves(s)
+        kids = []
+        for m in moves:
+            nxt = play(s, m, deal_next=False)
+            end = nxt.hand_points is not s.hand_points or nxt.game_over
+            kids.append((nxt, lead(nxt, 0) if end else value(nxt)))
+        side = s.rules.side(s.current)
+        best = (max if side == 0 else min)(v for _, v in kids)
+        if len(moves) > 1 and rng.random() < share:
+            for nxt, v in kids:
+                out.append((recorded[0], encode(nxt, s.current), v if side == 0 else -v))
+            recorded[0] += 1
+        memo[k] = best
+        return best
+
+    try:
+        value(st)
+    except OverflowError:
+        return None
+    return out
+
+
+def collect_tree_shard(job: tuple) -> str:
+    """Like ``collect_shard``, but at each hand's first last-deal decision the whole rest of
+    the deal is solved and a share of all its positions with a choice are recorded (far more
+    exact decisions per hand, off the heuristic's own lines too); the hand then ends."""
+    from agents.endgame import perfect_information
+    from agents.scripted import HeuristicAgent
+    from casino_env.encoding import Layout, card_bits
+    from casino_env.engine import apply_move, legal_moves, new_game
+    from casino_env.engine.view import PlayerView
+
+    variant, hands, seed, dest, share, node_limit = job
+    rng = random.Random(seed)
+    heuristic = HeuristicAgent(seed)
+    rules = new_game(variant, 2, seed=0).rules
+    layout = Layout(rules, compose=False, kind="compact")
+    width = layout.size + 52
+
+    def encode(after, me: int) -> np.ndarray:
+        row = np.zeros(width, np.float32)
+        layout.encode(after, me, row[:layout.size])
+        row[layout.size:] = card_bits(after.hand_masks[1 - me])
+        return row.astype(np.float16)
+
+    xs, ys, groups, decision = [], [], [], 0
+    for k in range(hands):
+        st = new_game(variant, 2, seed=seed * 100_000 + k)
+        hand = st.hand_points
+        while not st.game_over and st.hand_points is hand:
+            view = PlayerView(st, st.current)
+            if perfect_information(view):
+                for d, row, v in tree_records(st, share, rng, node_limit, encode) or ():
+                    xs.append(row)
+                    ys.append(v)
+                    groups.append(decision + d)
+                decision = (groups[-1] + 1) if groups else 0
+                break
+            moves = legal_moves(st)
+            own = heuristic.choose(view)
+            st = apply_move(st, rng.choice(moves) if rng.random() < EXPLORE else own)
+    tmp = dest.with_suffix(".tmp.npz")
+    np.savez_compressed(tmp, x=np.array(xs).reshape(-1, width), y=np.array(ys, np.float32),
+                        group=np.array(groups, np.int64), heuristic=np.zeros(len(ys), bool))
+    tmp.replace(dest)
+    return str(dest)
+
+
+def collect(variant: str, hands: int, shards: int, seed: int, workers: int, run: Path,
+            tree: float = 0.0, node_limit: int = 2_000_000) -> None:
     from tqdm.auto import tqdm
 
     from agents.tournament import derive_seed
 
     run.mkdir(parents=True, exist_ok=True)
     jobs = [(variant, hands, derive_seed("endgame_net", seed, k) % 10**6, shard_path(run, k))
+            + ((tree, node_limit) if tree else ())
             for k in range(shards) if not shard_path(run, k).exists()]
+    work = collect_tree_shard if tree else collect_shard
     with mp.get_context("forkserver").Pool(workers) as pool:
-        for _ in tqdm(pool.imap_unordered(collect_shard, jobs), total=len(jobs),
+        for _ in tqdm(pool.imap_unordered(work, jobs), total=len(jobs),
                       desc=f"{variant} shards"):
             pass
 
@@ -188,8 +298,27 @@ def static_leads(variant: str, x: np.ndarray) -> np.ndarray:
     return out
 
 
+def rank_counts(variant: str, x: np.ndarray) -> np.ndarray:
+    """Per rank, how many cards of it are in my hand, loose on the table and in the
+    opponent's known hand (13 columns each, suits summed): what captures and builds add up,
+    so that the network need not learn the same arithmetic once per suit."""
+    from casino_env.encoding import Layout
+    from casino_env.engine import new_game
+
+    layout = Layout(new_game(variant, 2, seed=0).rules, compose=False, kind="compact")
+    o = layout.offset
+
+    def ranks(plane: np.ndarray) -> np.ndarray:
+        return plane.reshape(len(x), 13, 4).sum(axis=2)
+
+    return np.hstack([ranks(x[:, o["hand"]:o["hand"] + 52]),
+                      ranks(x[:, o["table"]:o["table"] + 52] > 0.99),
+                      ranks(x[:, layout.size:layout.size + 52])]).astype(np.float32)
+
+
 def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: bool,
-        seed: int, residual: bool = True, loss_kind: str = "value") -> dict:
+        seed: int, residual: bool = True, loss_kind: str = "value", dropout: float = 0.0,
+        weight_decay: float = 0.0, ranks: bool = False, extra: Path | None = None) -> dict:
     import torch
     from torch import nn
     from tqdm.auto import tqdm
@@ -200,22 +329,33 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
     torch.set_num_threads(1)
     torch.manual_seed(seed)
     d = load(run)
+    rng = np.random.default_rng(seed)
+    held_decision = rng.random(d["decisions"]) < HELD_SHARE
+    extra_decisions = 0
+    if extra is not None:  # more training decisions; the held-out ones stay ``run``'s
+        e = load(extra)
+        extra_decisions = e["decisions"]
+        d["x"] = np.concatenate([d["x"], e["x"]])
+        d["y"] = np.concatenate([d["y"], e["y"]])
+        d["group"] = np.concatenate([d["group"], e["group"] + d["decisions"]])
+        d["heuristic"] = np.concatenate([d["heuristic"], e["heuristic"]])
+        held_decision = np.r_[held_decision, np.zeros(extra_decisions, bool)]
     x, y, g = d["x"], d["y"], d["group"]
     base = static_leads(variant, x) if residual else np.zeros(len(y), np.float32)
     if residual:  # the static lead is an input too, and the target is what play adds to it
         x = np.hstack([x, base[:, None] / 10])
-    rng = np.random.default_rng(seed)
-    held_decision = rng.random(d["decisions"]) < HELD_SHARE
+    if ranks:  # after the card planes, so the suit swap leaves them be (they are suit-blind)
+        x = np.hstack([x, rank_counts(variant, d["x"])])
     held = held_decision[g]
     held_idx = np.flatnonzero(held)
     layout = Layout(new_game(variant, 2, seed=0).rules, compose=False, kind="compact")
     planes = [o for name, o, n, _ in layout.segments if n == 52] + [layout.size]
     perm = torch.as_tensor(suit_swap(variant, x.shape[1], planes)) if augment else None
     target = y - base
-    net = nn.Sequential(nn.Linear(x.shape[1], hidden), nn.ReLU(), nn.Linear(hidden, hidden),
-                        nn.ReLU(), nn.Linear(hidden, hidden // 2), nn.ReLU(),
-                        nn.Linear(hidden // 2, 1))
-    opt = torch.optim.Adam(net.parameters(), 1e-3)
+    net = nn.Sequential(nn.Linear(x.shape[1], hidden), nn.ReLU(), nn.Dropout(dropout),
+                        nn.Linear(hidden, hidden), nn.ReLU(), nn.Dropout(dropout),
+                        nn.Linear(hidden, hidden // 2), nn.ReLU(), nn.Linear(hidden // 2, 1))
+    opt = torch.optim.AdamW(net.parameters(), 1e-3, weight_decay=weight_decay)
     xt, yt = torch.as_tensor(x), torch.as_tensor(target)
     t0 = time.perf_counter()
     # whole decisions per batch: the "centered" loss compares each move's value with the
@@ -245,6 +385,7 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
             opt.zero_grad()
             loss.backward()
             opt.step()
+    net.eval()
     with torch.no_grad():
         pred = net(xt).squeeze(-1).numpy() + base
     # the training decisions' measure on as many of them as are held out
@@ -252,7 +393,8 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
     sample = np.flatnonzero(np.isin(g, seen))
     row = {"variant": variant, "shards": d["shards"], "decisions": d["decisions"],
            "afterstates": len(y), "hidden": hidden, "epochs": epochs, "augment": augment,
-           "residual": residual, "loss": loss_kind,
+           "residual": residual, "loss": loss_kind, "dropout": dropout,
+           "weight_decay": weight_decay, "ranks": ranks, "extra_decisions": extra_decisions,
            "train_decisions": int((~held_decision).sum()),
            "held_decisions": int(held_decision.sum()),
            "heuristic_lost": round(points_lost(y[held_idx], d["heuristic"][held_idx]
@@ -263,12 +405,15 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
            "fit_minutes": round((time.perf_counter() - t0) / 60, 1)}
     out.mkdir(parents=True, exist_ok=True)
     path = out / "fits.csv"
-    new = not path.exists()
-    with path.open("a", newline="") as f:
+    rows = []
+    if path.exists():  # rows of fits made before a column existed get its default
+        with path.open() as f:
+            rows = [{"dropout": 0.0, "weight_decay": 0.0, "ranks": False, "extra_decisions": 0, **r}
+                    for r in csv.DictReader(f)]
+    with path.open("w", newline="") as f:
         w = csv.DictWriter(f, FIELDS)
-        if new:
-            w.writeheader()
-        w.writerow(row)
+        w.writeheader()
+        w.writerows(rows + [row])
     write_summary(out)
     return row
 
@@ -280,12 +425,14 @@ def write_summary(out: Path) -> None:
              "Held-out decisions (10%, whole decisions): points a move loses against exact "
              "play, the network's (the afterstate it values highest) and the heuristic's.", "",
              "| variant | decisions (afterstates) | hidden | epochs | augment | residual | loss "
-             "| heuristic lost | network lost | network lost in training | held-out MSE "
-             "| fit min |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| dropout | weight decay | rank counts | extra decisions | heuristic lost "
+             "| network lost | network lost in training | held-out MSE | fit min |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['variant']} | {int(r['decisions']):,} ({int(r['afterstates']):,}) "
                      f"| {r['hidden']} | {r['epochs']} | {r['augment']} | {r['residual']} "
-                     f"| {r['loss']} "
+                     f"| {r['loss']} | {r['dropout']} | {r['weight_decay']} | {r['ranks']} "
+                     f"| {int(r['extra_decisions']):,} "
                      f"| {r['heuristic_lost']} "
                      f"| {r['net_lost']} | {r['net_train_lost']} | {r['held_mse']} "
                      f"| {r['fit_minutes']} |")
@@ -301,6 +448,11 @@ def main(argv: list[str] | None = None) -> None:
     c.add_argument("--shards", type=int, default=20)
     c.add_argument("--seed", type=int, default=1)
     c.add_argument("--workers", type=int, default=2)
+    c.add_argument("--tree", type=float, default=0.0, metavar="SHARE",
+                   help="solve each hand's whole last deal and record this share of its "
+                        "positions with a choice (default 0: the heuristic's own decisions)")
+    c.add_argument("--node-limit", type=int, default=2_000_000,
+                   help="--tree: skip a deal whose tree has more positions")
     c.add_argument("--run", type=Path, required=True)
     f = sub.add_parser("fit", help="fit the value network, measure it on held-out decisions")
     f.add_argument("--run", type=Path, required=True)
@@ -313,14 +465,20 @@ def main(argv: list[str] | None = None) -> None:
     f.add_argument("--loss", choices=("value", "centered"), default="value",
                    help="value: squared error of each move's value; centered: of its "
                         "difference from its decision's mean")
+    f.add_argument("--dropout", type=float, default=0.0, help="after the first two layers")
+    f.add_argument("--weight-decay", type=float, default=0.0, help="AdamW's (default 0)")
+    f.add_argument("--ranks", action="store_true",
+                   help="add per-rank counts of my hand, the loose table and the opponent's hand")
+    f.add_argument("--extra", type=Path, default=None, metavar="RUN",
+                   help="another run's shards (e.g. collect --tree), all of them for training")
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--out", type=Path, required=True)
     a = p.parse_args(argv)
     if a.command == "collect":
-        collect(a.variant, a.hands, a.shards, a.seed, a.workers, a.run)
+        collect(a.variant, a.hands, a.shards, a.seed, a.workers, a.run, a.tree, a.node_limit)
     else:
         print(json.dumps(fit(a.run, a.out, a.variant, a.hidden, a.epochs, a.augment, a.seed,
-                              a.residual, a.loss)))
+                              a.residual, a.loss, a.dropout, a.weight_decay, a.ranks, a.extra)))
 
 
 if __name__ == "__main__":

@@ -77,3 +77,98 @@ def test_a_fit_is_reproducible_and_writes_its_row(tmp_path) -> None:
     assert rows[0] == {**rows[1], "fit_minutes": rows[0]["fit_minutes"]}
     assert 0 <= rows[0]["heuristic_lost"] and 0 <= rows[0]["net_lost"]
     assert (tmp_path / "out0" / "summary.md").read_text().count("| casino |") == 1
+    # a regularised fit adds its row beside the first, its settings recorded
+    third = fit(run, tmp_path / "out0", "casino", 16, 1, True, 0, True, "value", dropout=0.5,
+                weight_decay=0.01, ranks=True)
+    assert third["dropout"] == 0.5 and third["ranks"] and third["net_lost"] >= 0
+    import csv
+    with (tmp_path / "out0" / "fits.csv").open() as f:
+        kept = list(csv.DictReader(f))
+    assert [r["loss"] for r in kept] == ["centered", "value"]
+    assert [r["weight_decay"] for r in kept] == ["0.0", "0.01"]
+
+
+def test_rank_counts_sum_each_plane_over_suits() -> None:
+    from casino_env.encoding import Layout
+    from casino_env.engine import new_game
+    from experiments.endgame_net import rank_counts
+
+    rules = new_game("casino", 2).rules
+    layout = Layout(rules, compose=False, kind="compact")
+    o, ix = layout.offset, rules.deck.index
+    x = np.zeros((1, layout.size + 52), np.float32)
+    for card in ("5H", "5S", "KD"):
+        x[0, o["hand"] + ix[card]] = 1
+    x[0, o["table"] + ix["5C"]] = 1  # loose
+    x[0, o["table"] + ix["3C"]] = -3 / 14  # in a build of 3: not loose
+    x[0, layout.size + ix["AS"]] = 1  # the opponent's
+    r = rank_counts("casino", x)[0]
+    ace, three, five, king = 0, 2, 4, 12
+    assert r.shape == (39,)
+    assert r[five] == 2 and r[king] == 1 and r[:13].sum() == 3
+    assert r[13 + five] == 1 and r[13 + three] == 0 and r[13:26].sum() == 1
+    assert r[26 + ace] == 1 and r[26:].sum() == 1
+
+
+def _last_deal(variant: str, seed: int):
+    """A two-player hand played by the heuristic up to its last deal's first decision."""
+    from agents.endgame import perfect_information
+    from agents.scripted import HeuristicAgent
+    from casino_env.engine import apply_move, new_game
+    from casino_env.engine.view import PlayerView
+
+    st, agent = new_game(variant, 2, seed=seed), HeuristicAgent(0)
+    while not perfect_information(PlayerView(st, st.current)):
+        st = apply_move(st, agent.choose(PlayerView(st, st.current)))
+    return st
+
+
+@pytest.mark.parametrize("variant", ["casino", "dominican"])
+def test_the_whole_tree_values_the_roots_moves_as_the_solver_does(variant) -> None:
+    import random
+
+    from agents.endgame import move_values
+    from casino_env.engine.play import play
+    from experiments.endgame_net import tree_records
+
+    st = _last_deal(variant, 4)
+    afters = {}
+    recs = tree_records(st, 1.0, random.Random(0), 10**6,
+                        lambda after, seat: afters.setdefault(id(after), (after, seat)) and
+                        id(after))
+    exact = move_values(st)
+    assert recs and exact and len(exact) >= 2
+    # the root is the last position valued, so its moves are the last decision recorded
+    root = [r for r in recs if r[0] == recs[-1][0]]
+    got = sorted(v for _, _, v in root)
+    assert got == sorted(exact.values())
+    # every record is from the mover's side: the root's afterstates are the root mover's
+    assert all(afters[k][1] == st.current for _, k, _ in root)
+    assert {play(st, m, deal_next=False) for m in exact} == {afters[k][0] for _, k, _ in root}
+    # a budget too small gives up rather than returning partial values
+    assert tree_records(st, 1.0, random.Random(0), 3, lambda a, s: 0) is None
+
+
+def test_a_tree_shard_holds_many_decisions_per_hand(tmp_path) -> None:
+    from experiments.endgame_net import collect_tree_shard, load
+
+    collect_tree_shard(("casino", 2, 5, tmp_path / "shard_000.npz", 0.5, 10**6))
+    d = load(tmp_path)
+    assert d["decisions"] > 20 and np.isfinite(d["y"]).all()
+    assert (np.bincount(d["group"]) >= 2).all() and not d["heuristic"].any()
+
+
+def test_extra_decisions_train_but_leave_the_held_out_ones_alone(tmp_path) -> None:
+    from experiments.endgame_net import collect_tree_shard, fit
+
+    run, tree = tmp_path / "run", tmp_path / "tree"
+    run.mkdir()
+    tree.mkdir()
+    collect_shard(("casino", 6, 3, run / "shard_000.npz"))
+    collect_tree_shard(("casino", 1, 5, tree / "shard_000.npz", 0.3, 10**6))
+    plain = fit(run, tmp_path / "out", "casino", 16, 1, False, 0)
+    more = fit(run, tmp_path / "out", "casino", 16, 1, False, 0, extra=tree)
+    assert more["extra_decisions"] > 0 and plain["extra_decisions"] == 0
+    assert more["held_decisions"] == plain["held_decisions"]
+    assert more["heuristic_lost"] == plain["heuristic_lost"]
+    assert more["train_decisions"] == plain["train_decisions"] + more["extra_decisions"]
