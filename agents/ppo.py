@@ -54,6 +54,7 @@ from casino_env.engine import Move
 from casino_env.engine.rules import Rules, make_rules
 from casino_env.engine.view import PlayerView
 
+from .afterstate import AfterstateNet
 from .base import Agent, check_bool, describe_rules
 from .registry import register_loader
 
@@ -437,6 +438,8 @@ class PPOAgent(Agent):
         self.env_config = {k: env_config.get(k) for k in ENV_KEYS}
         self.deterministic = check_bool("deterministic", deterministic)
         self.path: str | None = None  # the model file, when loaded from one
+        # an afterstate value network for the two-player last deal (load's endgame_net)
+        self.endgame_net: AfterstateNet | None = None
         cfg = self.env_config
         self.rules = make_rules(cfg["variant"], cfg["players"], cfg.get("partnerships"),
                                 dict(cfg.get("switches") or {}))
@@ -529,6 +532,10 @@ class PPOAgent(Agent):
             return self._compose(view, moves)
         if len(moves) == 1:
             return moves[0]
+        if self.endgame_net is not None:
+            learned = self.endgame_net.choose(view, moves)
+            if learned is not None:
+                return learned
         if len(moves) > self.max_moves:  # the environment's overflow policy
             moves = overflow_order(moves)[:self.max_moves]
         obs, mask = self._enumerate_obs(view, moves)
@@ -615,9 +622,17 @@ class PPOAgent(Agent):
                 f"seed={self.seed}, deterministic={self.deterministic})")
 
 
-def load_ppo(path: str, seed: int | None = None, deterministic: bool = True) -> PPOAgent:
-    """Loader for ``make_agent("ppo:<path>")`` (``deterministic=False`` samples)."""
-    return PPOAgent.load(path, seed=seed, deterministic=deterministic)
+def load_ppo(path: str, seed: int | None = None, deterministic: bool = True,
+             endgame_net: str | None = None) -> PPOAgent:
+    """Loader for ``make_agent("ppo:<path>")`` (``deterministic=False`` samples;
+    ``endgame_net=PATH``: an afterstate value network plays the two-player last deal)."""
+    agent = PPOAgent.load(path, seed=seed, deterministic=deterministic)
+    if endgame_net is not None:
+        agent.endgame_net = AfterstateNet(endgame_net)
+        if agent.endgame_net.rules != agent.rules:
+            raise ValueError(agent._mismatch(agent.endgame_net.rules).replace(
+                "this game is", f"endgame_net {endgame_net} was fitted on"))
+    return agent
 
 
 register_loader("ppo", load_ppo)

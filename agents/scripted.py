@@ -16,6 +16,7 @@ from casino_env.engine.moves import Items, distinct
 from casino_env.engine.scoring import sweep_scores
 from casino_env.engine.view import PlayerView
 
+from .afterstate import AfterstateNet
 from .base import Agent, check_int, check_number
 from .endgame import solve_view
 from .valuation import (
@@ -114,17 +115,20 @@ class HeuristicAgent(Agent):
     ``endgame``: where the view determines the whole state (the last deal of a two-player
     hand), play the exact minimax move (``agents.endgame``) if it takes at most this many
     positions (default 0: never) -- a reference for what exact last-deal play is worth.
-    ``scores`` (the evaluation other agents read as hints and priors) is unchanged by it.
+    ``endgame_net``: the path of an afterstate value network (``agents.afterstate``) to play
+    there instead, learned rather than searched. ``scores`` (the evaluation other agents read
+    as hints and priors) is unchanged by either.
     """
 
     name = "heuristic"
     # the weights one by one, or all of them as ``params``; and the exact last deal
-    options = WEIGHTS + ("params", "endgame")
+    options = WEIGHTS + ("params", "endgame", "endgame_net")
 
     def __init__(self, seed: int | None = None, params: HeuristicParams | None = None,
-                 endgame: int = 0, **kw: float) -> None:
+                 endgame: int = 0, endgame_net: str | None = None, **kw: float) -> None:
         super().__init__(seed)
         self.endgame = check_int("endgame", endgame, 0)
+        self.endgame_net = None if endgame_net is None else AfterstateNet(endgame_net)
         unknown = [k for k in kw if k not in WEIGHTS]
         if unknown:
             raise TypeError(f"HeuristicAgent() got an unexpected keyword argument {unknown[0]!r}")
@@ -143,6 +147,10 @@ class HeuristicAgent(Agent):
             solved = solve_view(view, self.endgame)
             if solved is not None:
                 return solved[0]
+        if self.endgame_net is not None:
+            learned = self.endgame_net.choose(view, moves)
+            if learned is not None:
+                return learned
         scores = self.scores(view, moves)
         best = 0
         for i, s in enumerate(scores):

@@ -67,9 +67,9 @@ def shard_path(run: Path, k: int) -> Path:
 
 def collect_shard(job: tuple) -> str:
     """Play ``hands`` hands (see the module text) and save their exact afterstates."""
+    from agents.afterstate import afterstate_row, layout_of
     from agents.endgame import move_values, perfect_information
     from agents.scripted import HeuristicAgent
-    from casino_env.encoding import Layout, card_bits
     from casino_env.engine import apply_move, legal_moves, new_game
     from casino_env.engine.play import play
     from casino_env.engine.view import PlayerView
@@ -78,7 +78,7 @@ def collect_shard(job: tuple) -> str:
     rng = random.Random(seed)
     heuristic = HeuristicAgent(seed)
     rules = new_game(variant, 2, seed=0).rules
-    layout = Layout(rules, compose=False, kind="compact")
+    layout = layout_of(rules)
     width = layout.size + 52
     xs, ys, groups, picks = [], [], [], []
     decision = 0
@@ -95,10 +95,7 @@ def collect_shard(job: tuple) -> str:
                     me = st.current
                     for m in moves:
                         after = play(st, m, deal_next=False)
-                        row = np.zeros(width, np.float32)
-                        layout.encode(after, me, row[:layout.size])
-                        row[layout.size:] = card_bits(after.hand_masks[1 - me])
-                        xs.append(row.astype(np.float16))
+                        xs.append(afterstate_row(layout, after, me).astype(np.float16))
                         ys.append(values[m])
                         groups.append(decision)
                         picks.append(m == own)
@@ -165,9 +162,9 @@ def collect_tree_shard(job: tuple) -> str:
     """Like ``collect_shard``, but at each hand's first last-deal decision the whole rest of
     the deal is solved and a share of all its positions with a choice are recorded (far more
     exact decisions per hand, off the heuristic's own lines too); the hand then ends."""
+    from agents.afterstate import afterstate_row, layout_of
     from agents.endgame import perfect_information
     from agents.scripted import HeuristicAgent
-    from casino_env.encoding import Layout, card_bits
     from casino_env.engine import apply_move, legal_moves, new_game
     from casino_env.engine.view import PlayerView
 
@@ -175,14 +172,11 @@ def collect_tree_shard(job: tuple) -> str:
     rng = random.Random(seed)
     heuristic = HeuristicAgent(seed)
     rules = new_game(variant, 2, seed=0).rules
-    layout = Layout(rules, compose=False, kind="compact")
+    layout = layout_of(rules)
     width = layout.size + 52
 
     def encode(after, me: int) -> np.ndarray:
-        row = np.zeros(width, np.float32)
-        layout.encode(after, me, row[:layout.size])
-        row[layout.size:] = card_bits(after.hand_masks[1 - me])
-        return row.astype(np.float16)
+        return afterstate_row(layout, after, me).astype(np.float16)
 
     xs, ys, groups, decision = [], [], [], 0
     for k in range(hands):
@@ -227,7 +221,7 @@ def collect(variant: str, hands: int, shards: int, seed: int, workers: int, run:
 def load(run: Path) -> dict:
     """All shards of ``run``: afterstates, values, decision ids (unique across shards) and
     whether the heuristic chose each move."""
-    files = sorted(run.glob("shard_*.npz"))
+    files = sorted(run.glob("shard_[0-9][0-9][0-9].npz"))  # not a .tmp being written
     if not files:
         raise SystemExit(f"error: no shards in {run} (run collect first)")
     parts, offset = [], 0
@@ -270,60 +264,14 @@ def suit_swap(variant: str, width: int, planes: list[int]) -> np.ndarray:
     return perm
 
 
-def static_leads(variant: str, x: np.ndarray) -> np.ndarray:
-    """Each afterstate's point difference for the mover if the hand were scored on the piles
-    as they stand (``scoring.awards``; the table's residue unassigned), read back from the
-    encoding's pile plane and sweep counts: the part of the value the cards already taken
-    decide, so that the network only learns what the rest of the play changes."""
-    from casino_env.encoding import Layout
-    from casino_env.engine import new_game
-    from casino_env.engine.scoring import awards
-
-    rules = new_game(variant, 2, seed=0).rules
-    o = Layout(rules, compose=False, kind="compact").offset
-    weights = 1 << np.arange(52, dtype=object)
-    piles = x[:, o["piles"]:o["piles"] + 52]
-    sweeps = np.rint(x[:, o["sweeps"]:o["sweeps"] + 2] * 10).astype(int)
-    memo: dict = {}
-    out = np.empty(len(x), np.float32)
-    for i in range(len(x)):
-        mine = int((piles[i] > 0.5) @ weights)
-        other = int((piles[i] < -0.5) @ weights)
-        key = (mine, other, int(sweeps[i, 0]), int(sweeps[i, 1]))
-        got = memo.get(key)
-        if got is None:
-            got = memo[key] = sum(p if s == 0 else -p for _, s, p in
-                                  awards(rules, (mine, other), key[2:]))
-        out[i] = got
-    return out
-
-
-def rank_counts(variant: str, x: np.ndarray) -> np.ndarray:
-    """Per rank, how many cards of it are in my hand, loose on the table and in the
-    opponent's known hand (13 columns each, suits summed): what captures and builds add up,
-    so that the network need not learn the same arithmetic once per suit."""
-    from casino_env.encoding import Layout
-    from casino_env.engine import new_game
-
-    layout = Layout(new_game(variant, 2, seed=0).rules, compose=False, kind="compact")
-    o = layout.offset
-
-    def ranks(plane: np.ndarray) -> np.ndarray:
-        return plane.reshape(len(x), 13, 4).sum(axis=2)
-
-    return np.hstack([ranks(x[:, o["hand"]:o["hand"] + 52]),
-                      ranks(x[:, o["table"]:o["table"] + 52] > 0.99),
-                      ranks(x[:, layout.size:layout.size + 52])]).astype(np.float32)
-
-
 def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: bool,
         seed: int, residual: bool = True, loss_kind: str = "value", dropout: float = 0.0,
-        weight_decay: float = 0.0, ranks: bool = False, extra: Path | None = None) -> dict:
+        weight_decay: float = 0.0, ranks: bool = False, extra: Path | None = None,
+        save: Path | None = None) -> dict:
     import torch
-    from torch import nn
     from tqdm.auto import tqdm
 
-    from casino_env.encoding import Layout
+    from agents.afterstate import layout_of, net_inputs, save_net, value_net
     from casino_env.engine import new_game
 
     torch.set_num_threads(1)
@@ -341,20 +289,17 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
         d["heuristic"] = np.concatenate([d["heuristic"], e["heuristic"]])
         held_decision = np.r_[held_decision, np.zeros(extra_decisions, bool)]
     x, y, g = d["x"], d["y"], d["group"]
-    base = static_leads(variant, x) if residual else np.zeros(len(y), np.float32)
-    if residual:  # the static lead is an input too, and the target is what play adds to it
-        x = np.hstack([x, base[:, None] / 10])
-    if ranks:  # after the card planes, so the suit swap leaves them be (they are suit-blind)
-        x = np.hstack([x, rank_counts(variant, d["x"])])
+    rules = new_game(variant, 2, seed=0).rules
+    # the static lead and rank counts come after the card planes, so the suit swap leaves
+    # them be (both are suit-blind); the target is what play adds to the static lead
+    x, base = net_inputs(rules, x, residual, ranks)
     held = held_decision[g]
     held_idx = np.flatnonzero(held)
-    layout = Layout(new_game(variant, 2, seed=0).rules, compose=False, kind="compact")
+    layout = layout_of(rules)
     planes = [o for name, o, n, _ in layout.segments if n == 52] + [layout.size]
     perm = torch.as_tensor(suit_swap(variant, x.shape[1], planes)) if augment else None
     target = y - base
-    net = nn.Sequential(nn.Linear(x.shape[1], hidden), nn.ReLU(), nn.Dropout(dropout),
-                        nn.Linear(hidden, hidden), nn.ReLU(), nn.Dropout(dropout),
-                        nn.Linear(hidden, hidden // 2), nn.ReLU(), nn.Linear(hidden // 2, 1))
+    net = value_net(x.shape[1], hidden, dropout)
     opt = torch.optim.AdamW(net.parameters(), 1e-3, weight_decay=weight_decay)
     xt, yt = torch.as_tensor(x), torch.as_tensor(target)
     t0 = time.perf_counter()
@@ -386,6 +331,9 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
             loss.backward()
             opt.step()
     net.eval()
+    if save is not None:  # playable: heuristic:endgame_net=PATH, ppo:MODEL,endgame_net=PATH
+        save_net(save, net, {"variant": variant, "width": x.shape[1], "hidden": hidden,
+                             "residual": residual, "ranks": ranks})
     with torch.no_grad():
         pred = net(xt).squeeze(-1).numpy() + base
     # the training decisions' measure on as many of them as are held out
@@ -471,6 +419,8 @@ def main(argv: list[str] | None = None) -> None:
                    help="add per-rank counts of my hand, the loose table and the opponent's hand")
     f.add_argument("--extra", type=Path, default=None, metavar="RUN",
                    help="another run's shards (e.g. collect --tree), all of them for training")
+    f.add_argument("--save", type=Path, default=None, metavar="PATH",
+                   help="write the fitted network (an agent's endgame_net=PATH)")
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--out", type=Path, required=True)
     a = p.parse_args(argv)
@@ -478,7 +428,8 @@ def main(argv: list[str] | None = None) -> None:
         collect(a.variant, a.hands, a.shards, a.seed, a.workers, a.run, a.tree, a.node_limit)
     else:
         print(json.dumps(fit(a.run, a.out, a.variant, a.hidden, a.epochs, a.augment, a.seed,
-                              a.residual, a.loss, a.dropout, a.weight_decay, a.ranks, a.extra)))
+                              a.residual, a.loss, a.dropout, a.weight_decay, a.ranks, a.extra,
+                              a.save)))
 
 
 if __name__ == "__main__":

@@ -22,7 +22,8 @@ ROOT = Path(__file__).resolve().parents[1]
 MODELS = ROOT / "experiments" / "results" / "train"
 SEARCH_OPTIONS = ("simulations, max_candidates, epsilon, game_bonus, fast, policy, prior, "
                   "margin, hand_bonus, guide, guide_temperature, horizon, endgame")
-HEURISTIC_OPTIONS = "threat, build_keep, potential, residue, per_card, params, endgame"
+HEURISTIC_OPTIONS = ("threat, build_keep, potential, residue, per_card, params, endgame, "
+                     "endgame_net")
 
 
 def raises(message: str):
@@ -275,7 +276,7 @@ def test_ppo_unreadable_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 
 def test_ppo_paths_and_options(casino_model: Agent) -> None:
     """The model loads from its .zip, its folder, its .json or the path without .zip;
-    ``deterministic`` is its one option, in the spec or as a keyword."""
+    ``deterministic`` and ``endgame_net`` are its options, in the spec or as keywords."""
     folder = MODELS / "casino"
     for arg in (folder, folder / "model.json", folder / "model"):
         agent = make_agent(f"ppo:{arg}", seed=0)
@@ -284,7 +285,8 @@ def test_ppo_paths_and_options(casino_model: Agent) -> None:
     assert make_agent(f"ppo:{folder}", deterministic=False).deterministic is False
     with raises("deterministic must be true or false, got 'maybe'"):
         make_agent(f"ppo:{folder / 'model.zip'},deterministic=maybe")
-    with raises("unknown option 'bogus' for agent 'ppo:PATH' (known: deterministic)"):
+    with raises("unknown option 'bogus' for agent 'ppo:PATH' (known: deterministic, "
+                "endgame_net)"):
         make_agent(f"ppo:{folder / 'model.zip'},bogus=1")
 
 

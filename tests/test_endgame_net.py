@@ -43,9 +43,9 @@ def test_the_suit_swap_exchanges_hearts_and_clubs_in_card_planes() -> None:
 
 
 def test_the_static_lead_scores_the_piles_read_back_from_the_encoding() -> None:
+    from agents.afterstate import static_leads
     from casino_env.encoding import Layout
     from casino_env.engine import new_game
-    from experiments.endgame_net import static_leads
 
     def rows(variant: str) -> np.ndarray:
         rules = new_game(variant, 2).rules
@@ -61,9 +61,9 @@ def test_the_static_lead_scores_the_piles_read_back_from_the_encoding() -> None:
         return x
 
     # casino: 8 points to none; then spades, AS and 2S (3) against 10D (2); no sweep points
-    assert list(static_leads("casino", rows("casino"))) == [8.0, 1.0]
+    assert list(static_leads(new_game("casino", 2).rules, rows("casino"))) == [8.0, 1.0]
     # dominican scores sweeps: the other side's two count
-    assert list(static_leads("dominican", rows("dominican"))) == [8.0, -1.0]
+    assert list(static_leads(new_game("dominican", 2).rules, rows("dominican"))) == [8.0, -1.0]
 
 
 def test_a_fit_is_reproducible_and_writes_its_row(tmp_path) -> None:
@@ -89,9 +89,9 @@ def test_a_fit_is_reproducible_and_writes_its_row(tmp_path) -> None:
 
 
 def test_rank_counts_sum_each_plane_over_suits() -> None:
+    from agents.afterstate import rank_counts
     from casino_env.encoding import Layout
     from casino_env.engine import new_game
-    from experiments.endgame_net import rank_counts
 
     rules = new_game("casino", 2).rules
     layout = Layout(rules, compose=False, kind="compact")
@@ -102,7 +102,7 @@ def test_rank_counts_sum_each_plane_over_suits() -> None:
     x[0, o["table"] + ix["5C"]] = 1  # loose
     x[0, o["table"] + ix["3C"]] = -3 / 14  # in a build of 3: not loose
     x[0, layout.size + ix["AS"]] = 1  # the opponent's
-    r = rank_counts("casino", x)[0]
+    r = rank_counts(rules, x)[0]
     ace, three, five, king = 0, 2, 4, 12
     assert r.shape == (39,)
     assert r[five] == 2 and r[king] == 1 and r[:13].sum() == 3

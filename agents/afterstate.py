@@ -1,0 +1,157 @@
+"""A learned value of the position a move leaves (its *afterstate*) on the two-player last deal,
+where the view determines the state: an MLP fitted by ``experiments.endgame_net`` to exact
+minimax values. Playing the afterstate it values highest takes one forward pass over the legal
+moves and no search; ``heuristic:endgame_net=PATH`` and ``ppo:MODEL,endgame_net=PATH`` play it
+there (elsewhere they play as usual).
+
+An afterstate's inputs: the environment's compact observation from the mover's seat, a plane
+of the opponent's hand (known on the last deal), the static lead (the piles scored as they
+stand, /10) and optionally per-rank counts; the network predicts what play adds to the static
+lead."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import numpy as np
+
+from casino_env.encoding import Layout, card_bits
+from casino_env.engine import Move, Rules, State, new_game
+from casino_env.engine.play import play
+from casino_env.engine.view import PlayerView
+
+from .endgame import perfect_information
+
+
+def layout_of(rules: Rules) -> Layout:
+    """The compact observation layout the rows are made of."""
+    return Layout(rules, compose=False, kind="compact")
+
+
+def afterstate_row(layout: Layout, after: State, me: int) -> np.ndarray:
+    """``after`` seen from seat ``me``: its compact observation, then the other seat's hand."""
+    row = np.zeros(layout.size + 52, np.float32)
+    layout.encode(after, me, row[:layout.size])
+    row[layout.size:] = card_bits(after.hand_masks[1 - me])
+    return row
+
+
+def static_leads(rules: Rules, x: np.ndarray) -> np.ndarray:
+    """Each row's point difference for the mover if the hand were scored on the piles as they
+    stand (``scoring.awards``; the table's residue unassigned), read back from the pile plane
+    and sweep counts: what the cards already taken decide."""
+    from casino_env.engine.scoring import awards
+
+    o = layout_of(rules).offset
+    weights = 1 << np.arange(52, dtype=object)
+    piles = x[:, o["piles"]:o["piles"] + 52]
+    sweeps = np.rint(x[:, o["sweeps"]:o["sweeps"] + 2] * 10).astype(int)
+    memo: dict = {}
+    out = np.empty(len(x), np.float32)
+    for i in range(len(x)):
+        mine = int((piles[i] > 0.5) @ weights)
+        other = int((piles[i] < -0.5) @ weights)
+        key = (mine, other, int(sweeps[i, 0]), int(sweeps[i, 1]))
+        got = memo.get(key)
+        if got is None:
+            got = memo[key] = sum(p if s == 0 else -p for _, s, p in
+                                  awards(rules, (mine, other), key[2:]))
+        out[i] = got
+    return out
+
+
+def rank_counts(rules: Rules, x: np.ndarray) -> np.ndarray:
+    """Per rank, the cards of it in my hand, loose on the table and in the opponent's hand
+    (13 columns each, suits summed): what captures and builds add up, suit-blind."""
+    layout = layout_of(rules)
+    o = layout.offset
+
+    def ranks(plane: np.ndarray) -> np.ndarray:
+        return plane.reshape(len(x), 13, 4).sum(axis=2)
+
+    return np.hstack([ranks(x[:, o["hand"]:o["hand"] + 52]),
+                      ranks(x[:, o["table"]:o["table"] + 52] > 0.99),
+                      ranks(x[:, layout.size:layout.size + 52])]).astype(np.float32)
+
+
+def net_inputs(rules: Rules, x: np.ndarray, residual: bool, ranks: bool
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """The network's inputs for rows ``x`` and the base its output is added to (the static
+    lead, or zeros without ``residual``)."""
+    base = static_leads(rules, x) if residual else np.zeros(len(x), np.float32)
+    parts = [x] + ([base[:, None] / 10] if residual else []) + \
+        ([rank_counts(rules, x)] if ranks else [])
+    return np.hstack(parts).astype(np.float32), base
+
+
+def value_net(width: int, hidden: int, dropout: float = 0.0):  # -> torch.nn.Module
+    """The MLP: two layers of ``hidden``, one of ``hidden // 2``, one output."""
+    from torch import nn
+
+    return nn.Sequential(nn.Linear(width, hidden), nn.ReLU(), nn.Dropout(dropout),
+                         nn.Linear(hidden, hidden), nn.ReLU(), nn.Dropout(dropout),
+                         nn.Linear(hidden, hidden // 2), nn.ReLU(), nn.Linear(hidden // 2, 1))
+
+
+def save_net(path: Path, net, meta: dict) -> None:
+    """Write ``net``'s weights (float16, small) with what rebuilding it needs (``meta``:
+    variant, width, hidden, residual, ranks)."""
+    import torch
+
+    state = {k: v.half() for k, v in net.state_dict().items()}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    torch.save({"meta": meta, "state_dict": state}, path)
+
+
+class AfterstateNet:
+    """A saved afterstate value network (``save_net``), ready to value a view's moves."""
+
+    def __init__(self, path: str | Path) -> None:
+        import torch
+
+        torch.set_num_threads(1)
+        p = Path(path)
+        if not p.is_file():
+            raise ValueError(f"endgame_net: no such file {path!r} (experiments.endgame_net "
+                             f"fit --save PATH writes one)")
+        try:
+            saved = torch.load(p, map_location="cpu", weights_only=True)
+            meta = saved["meta"]
+            self.net = value_net(meta["width"], meta["hidden"])
+            self.net.load_state_dict({k: v.float() for k, v in saved["state_dict"].items()})
+        except Exception as e:  # a foreign or corrupt file: torch raises many kinds
+            raise ValueError(f"endgame_net {path}: not an afterstate value network "
+                             f"({type(e).__name__}: {e})") from e
+        self.net.eval()
+        self.meta = meta
+        self.path = str(path)
+        self.rules = new_game(meta["variant"], 2, seed=0).rules
+        self.layout = layout_of(self.rules)
+
+    def values(self, st: State, moves: list[Move]) -> np.ndarray:
+        """The predicted hand point difference for the mover after each of ``moves``."""
+        import torch
+
+        me = st.current
+        x = np.stack([afterstate_row(self.layout, play(st, m, deal_next=False), me)
+                      for m in moves])
+        inputs, base = net_inputs(self.rules, x, self.meta["residual"], self.meta["ranks"])
+        with torch.no_grad():
+            out = self.net(torch.from_numpy(inputs)).squeeze(-1).numpy()
+        return out + base
+
+    def choose(self, view: PlayerView, moves: list[Move]) -> Move | None:
+        """The move to the best-valued afterstate where ``view`` determines the state (the
+        two-player last deal), else None; ValueError on another game's rules."""
+        if view.rules != self.rules:
+            raise ValueError(f"endgame_net {self.path} was fitted on {self.meta['variant']}; "
+                             f"this game's rules differ")
+        if len(moves) < 2 or not perfect_information(view):
+            return None
+        v = self.values(view.determinize(random.Random(0)), moves)
+        return moves[int(np.argmax(v))]
+
+
+__all__ = ["AfterstateNet", "afterstate_row", "net_inputs", "rank_counts", "save_net",
+           "static_leads", "value_net"]

@@ -1,0 +1,93 @@
+"""agents.afterstate: a learned afterstate value network playing the two-player last deal
+(``heuristic:endgame_net=PATH``, ``ppo:MODEL,endgame_net=PATH``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.afterstate import AfterstateNet, save_net, value_net
+from agents.endgame import perfect_information
+from agents.registry import make_agent
+from agents.scripted import HeuristicAgent
+from casino_env.engine import apply_move, legal_moves, new_game
+from casino_env.engine.play import play
+from casino_env.engine.scoring import awards
+from casino_env.engine.view import PlayerView
+
+torch = pytest.importorskip("torch")
+MODEL = "experiments/results/train/casino/model.zip"
+
+
+def _zero_net(path, variant: str = "casino"):
+    """A network whose output is 0: it values an afterstate at its static lead."""
+    rules = new_game(variant, 2, seed=0).rules
+    from agents.afterstate import layout_of
+
+    width = layout_of(rules).size + 52 + 1
+    net = value_net(width, 8)
+    for p in net.parameters():
+        torch.nn.init.zeros_(p)
+    save_net(path, net, {"variant": variant, "width": width, "hidden": 8, "residual": True,
+                         "ranks": False})
+    return path
+
+
+def _last_deal(seed: int):
+    st, agent = new_game("casino", 2, seed=seed), HeuristicAgent(0)
+    while not perfect_information(PlayerView(st, st.current)) or len(legal_moves(st)) < 2:
+        st = apply_move(st, agent.choose(PlayerView(st, st.current)))
+    return st
+
+
+def test_a_zero_network_values_each_afterstate_at_its_static_lead(tmp_path) -> None:
+    net = AfterstateNet(_zero_net(tmp_path / "zero.pt"))
+    st = _last_deal(3)
+    moves = legal_moves(st)
+    me = st.current
+    side = st.rules.side(me)
+
+    def lead(after) -> float:  # the piles scored as they stand, straight from the state
+        return float(sum(p if s == side else -p for _, s, p in
+                         awards(st.rules, after.pile_masks, after.sweeps)))
+
+    want = [lead(play(st, m, deal_next=False)) for m in moves]
+    assert list(net.values(st, moves)) == pytest.approx(want)
+    chosen = net.choose(PlayerView(st, me), moves)
+    assert want[moves.index(chosen)] == max(want)
+
+
+def test_it_plays_only_where_the_view_determines_the_state(tmp_path) -> None:
+    net = AfterstateNet(_zero_net(tmp_path / "zero.pt"))
+    st = new_game("casino", 2, seed=1)
+    assert net.choose(PlayerView(st, st.current), legal_moves(st)) is None
+    royal = new_game("royal", 2, seed=1)
+    with pytest.raises(ValueError, match="fitted on casino; this game's rules differ"):
+        net.choose(PlayerView(royal, royal.current), legal_moves(royal))
+
+
+def test_agents_take_it_as_an_option(tmp_path) -> None:
+    path = _zero_net(tmp_path / "zero.pt")
+    st = _last_deal(3)
+    view = PlayerView(st, st.current)
+    net_move = AfterstateNet(path).choose(view, legal_moves(st))
+    h = make_agent(f"heuristic:endgame_net={path}", seed=0)
+    assert h.choose(view) == net_move
+    p = make_agent(f"ppo:{MODEL},endgame_net={path}", seed=0)
+    assert p.choose(view) == net_move
+    # before the last deal both play as they do without it
+    first = new_game("casino", 2, seed=5)
+    fv = PlayerView(first, first.current)
+    assert h.choose(fv) == make_agent("heuristic", seed=0).choose(fv)
+    assert p.choose(fv) == make_agent(f"ppo:{MODEL}", seed=0).choose(fv)
+
+
+def test_bad_files_and_games_are_named(tmp_path) -> None:
+    with pytest.raises(ValueError, match="endgame_net: no such file 'nope.pt'"):
+        make_agent("heuristic:endgame_net=nope.pt")
+    bad = tmp_path / "bad.pt"
+    bad.write_text("not a network")
+    with pytest.raises(ValueError, match=f"endgame_net {bad}: not an afterstate value network"):
+        AfterstateNet(bad)
+    royal = _zero_net(tmp_path / "royal.pt", "royal")
+    with pytest.raises(ValueError, match=f"endgame_net {royal} was fitted on royal"):
+        make_agent(f"ppo:{MODEL},endgame_net={royal}")
