@@ -290,18 +290,21 @@ ENDGAME_MATCHES = (
 
 
 # heuristic:endgame=20000 against the heuristic: what exact last-deal play alone is worth.
+# Last: the same heuristic with a learned afterstate value network on the last deal instead.
 HEURISTIC_ENDGAME_MATCHES = tuple(
-    (preset, None, f"exit/heuristic_endgame_v_heuristic_{preset}")
-    for preset in ("casino", "royal", "dominican"))
+    (preset, "exact solver (endgame=20000)", f"exit/heuristic_endgame_v_heuristic_{preset}")
+    for preset in ("casino", "royal", "dominican")) + (
+    ("casino", "learned network (endgame_net=tree_net.pt)",
+     "exit/heuristic_endgame_net_v_heuristic_casino"),)
 
 
-def match_table(matches: tuple, opponent: str, root: str = "../") -> str:
+def match_table(matches: tuple, opponent: str, root: str = "../", label: str = "guide") -> str:
     """One row per ``experiments.long_match`` summary in ``experiments/results/<folder>``
     (``matches``: (preset, guide or None, folder)) against ``opponent``: hands won and points
-    a hand with 95% intervals, each side's thinking seconds a hand; a guide column when a
-    match names one; links relative to ``root`` (the page's way up to the repository)."""
+    a hand with 95% intervals, each side's thinking seconds a hand; a ``label`` column when a
+    match names a guide; links relative to ``root`` (the page's way up to the repository)."""
     guides = any(g is not None for _, g, _ in matches)
-    cols = ["preset"] + (["guide"] if guides else []) + [
+    cols = ["preset"] + ([label] if guides else []) + [
         "hands", f"won v {opponent} [95% CI]", "points/hand [95% CI]",
         f"thinking s/hand (agent, {opponent})", "results"]
     out = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
@@ -330,7 +333,7 @@ def endgame_match_table(root: str = "../") -> str:
 
 def heuristic_endgame_table() -> str:
     """``heuristic:endgame=20000`` against the heuristic (docs/expert_iteration.md)."""
-    return match_table(HEURISTIC_ENDGAME_MATCHES, "heuristic")
+    return match_table(HEURISTIC_ENDGAME_MATCHES, "heuristic", label="last deal played by")
 
 
 def endgame_net_table() -> str:
@@ -338,10 +341,16 @@ def endgame_net_table() -> str:
     rows = _rows(RESULTS / "exit" / "endgame_net_casino" / "fits.csv")
     if not rows:
         return "_No fit yet._"
-    out = ["| decisions (afterstates) | loss | heuristic lost | network lost (held out) "
-           "| network lost (training decisions) | fit min |", "|---|---|---|---|---|---|"]
+    out = ["| decisions (afterstates) | tree decisions | loss | other settings | heuristic lost "
+           "| network lost (held out) | network lost (training decisions) | fit min |",
+           "|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        out.append(f"| {int(r['decisions']):,} ({int(r['afterstates']):,}) | {r['loss']} "
+        other = ", ".join(
+            [f"dropout {r['dropout']}"] * (float(r.get("dropout") or 0) > 0)
+            + [f"weight decay {r['weight_decay']}"] * (float(r.get("weight_decay") or 0) > 0)
+            + ["rank counts"] * (r.get("ranks") == "True") + [f"{r['epochs']} epochs"])
+        out.append(f"| {int(r['decisions']):,} ({int(r['afterstates']):,}) "
+                   f"| {int(r.get('extra_decisions') or 0):,} | {r['loss']} | {other} "
                    f"| {float(r['heuristic_lost']):.3f} | {float(r['net_lost']):.3f} "
                    f"| {float(r['net_train_lost']):.3f} | {r['fit_minutes']} |")
     return "\n".join(out)

@@ -91,3 +91,16 @@ def test_bad_files_and_games_are_named(tmp_path) -> None:
     royal = _zero_net(tmp_path / "royal.pt", "royal")
     with pytest.raises(ValueError, match=f"endgame_net {royal} was fitted on royal"):
         make_agent(f"ppo:{MODEL},endgame_net={royal}")
+
+
+def test_the_committed_tree_network_plays_legal_last_deal_moves() -> None:
+    path = "experiments/results/exit/endgame_net_casino/tree_net.pt"
+    agent = make_agent(f"heuristic:endgame_net={path}", seed=0)
+    assert agent.endgame_net.meta == {"variant": "casino", "width": 254, "hidden": 512,
+                                      "residual": True, "ranks": False}
+    for seed in range(3):
+        st = _last_deal(seed)
+        moves = legal_moves(st)
+        v = agent.endgame_net.values(st, moves)
+        assert len(v) == len(moves) and all(abs(x) < 30 for x in v)
+        assert agent.choose(PlayerView(st, st.current)) == moves[int(v.argmax())]
