@@ -32,7 +32,7 @@ over *afterstates*, trained by regression on exact minimax values.
 whole rest of the deal is solved by memoised minimax (every position's value exact) and a
 random SHARE of its positions with a choice are recorded, off the heuristic's lines too, about
 a thousand times more decisions per hand (``tree_records``; correlated within a deal, so its
-decisions only train: ``fit --extra TREE_RUN`` adds them to the training side of ``--run``'s
+decisions only train: ``fit --extra TREE_RUN [...]`` adds them to the training side of ``--run``'s
 split, whose held-out decisions stay the measure). ``fit`` options: ``--dropout``,
 ``--weight-decay``, ``--ranks`` (per-rank counts of my hand, the loose table and the
 opponent's hand as inputs).
@@ -115,11 +115,14 @@ def _value_key(st) -> tuple:
             st.extra_turn)
 
 
-def tree_records(st, share: float, rng: random.Random, node_limit: int, encode) -> list | None:
+def tree_records(st, share: float, rng: random.Random, node_limit: int, encode,
+                 bias: float = 1.0) -> list | None:
     """Exact minimax over the whole last deal from ``st`` (memoised, no pruning, so every
     position's value is exact), recording, at a random ``share`` of the positions with a
-    choice, each move's afterstate (``encode(after, seat)``) with its value for the mover:
-    [(decision, row, value)], or None past ``node_limit`` positions."""
+    choice (times ``bias`` per card the mover holds beyond one, at most all: the early,
+    costly decisions more often than the many deep, easy ones), each move's afterstate
+    (``encode(after, seat)``) with its value for the mover: [(decision, row, value)], or None
+    past ``node_limit`` positions."""
     from agents.endgame import lead
     from casino_env.engine import legal_moves
     from casino_env.engine.play import play
@@ -144,7 +147,8 @@ def tree_records(st, share: float, rng: random.Random, node_limit: int, encode) 
             kids.append((nxt, lead(nxt, 0) if end else value(nxt)))
         side = s.rules.side(s.current)
         best = (max if side == 0 else min)(v for _, v in kids)
-        if len(moves) > 1 and rng.random() < share:
+        if len(moves) > 1 and rng.random() < share * bias ** (s.hand_masks[s.current]
+                                                             .bit_count() - 1):
             for nxt, v in kids:
                 out.append((recorded[0], encode(nxt, s.current), v if side == 0 else -v))
             recorded[0] += 1
@@ -168,7 +172,8 @@ def collect_tree_shard(job: tuple) -> str:
     from casino_env.engine import apply_move, legal_moves, new_game
     from casino_env.engine.view import PlayerView
 
-    variant, hands, seed, dest, share, node_limit = job
+    variant, hands, seed, dest, share, node_limit, *rest = job
+    bias = rest[0] if rest else 1.0
     rng = random.Random(seed)
     heuristic = HeuristicAgent(seed)
     rules = new_game(variant, 2, seed=0).rules
@@ -185,7 +190,7 @@ def collect_tree_shard(job: tuple) -> str:
         while not st.game_over and st.hand_points is hand:
             view = PlayerView(st, st.current)
             if perfect_information(view):
-                for d, row, v in tree_records(st, share, rng, node_limit, encode) or ():
+                for d, row, v in tree_records(st, share, rng, node_limit, encode, bias) or ():
                     xs.append(row)
                     ys.append(v)
                     groups.append(decision + d)
@@ -202,14 +207,14 @@ def collect_tree_shard(job: tuple) -> str:
 
 
 def collect(variant: str, hands: int, shards: int, seed: int, workers: int, run: Path,
-            tree: float = 0.0, node_limit: int = 2_000_000) -> None:
+            tree: float = 0.0, node_limit: int = 2_000_000, bias: float = 1.0) -> None:
     from tqdm.auto import tqdm
 
     from agents.tournament import derive_seed
 
     run.mkdir(parents=True, exist_ok=True)
     jobs = [(variant, hands, derive_seed("endgame_net", seed, k) % 10**6, shard_path(run, k))
-            + ((tree, node_limit) if tree else ())
+            + ((tree, node_limit, bias) if tree else ())
             for k in range(shards) if not shard_path(run, k).exists()]
     work = collect_tree_shard if tree else collect_shard
     with mp.get_context("forkserver").Pool(workers) as pool:
@@ -266,7 +271,7 @@ def suit_swap(variant: str, width: int, planes: list[int]) -> np.ndarray:
 
 def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: bool,
         seed: int, residual: bool = True, loss_kind: str = "value", dropout: float = 0.0,
-        weight_decay: float = 0.0, ranks: bool = False, extra: Path | None = None,
+        weight_decay: float = 0.0, ranks: bool = False, extra: Path | list | None = None,
         save: Path | None = None) -> dict:
     import torch
     from tqdm.auto import tqdm
@@ -280,14 +285,16 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
     rng = np.random.default_rng(seed)
     held_decision = rng.random(d["decisions"]) < HELD_SHARE
     extra_decisions = 0
-    if extra is not None:  # more training decisions; the held-out ones stay ``run``'s
-        e = load(extra)
-        extra_decisions = e["decisions"]
+    if isinstance(extra, (str, Path)):
+        extra = [extra]
+    for more in extra or ():  # more training decisions; the held-out ones stay ``run``'s
+        e = load(Path(more))
         d["x"] = np.concatenate([d["x"], e["x"]])
         d["y"] = np.concatenate([d["y"], e["y"]])
-        d["group"] = np.concatenate([d["group"], e["group"] + d["decisions"]])
+        d["group"] = np.concatenate([d["group"], e["group"] + d["decisions"] + extra_decisions])
         d["heuristic"] = np.concatenate([d["heuristic"], e["heuristic"]])
-        held_decision = np.r_[held_decision, np.zeros(extra_decisions, bool)]
+        held_decision = np.r_[held_decision, np.zeros(e["decisions"], bool)]
+        extra_decisions += e["decisions"]
     x, y, g = d["x"], d["y"], d["group"]
     rules = new_game(variant, 2, seed=0).rules
     # the static lead and rank counts come after the card planes, so the suit swap leaves
@@ -401,6 +408,9 @@ def main(argv: list[str] | None = None) -> None:
                         "positions with a choice (default 0: the heuristic's own decisions)")
     c.add_argument("--node-limit", type=int, default=2_000_000,
                    help="--tree: skip a deal whose tree has more positions")
+    c.add_argument("--tree-bias", type=float, default=1.0, metavar="B",
+                   help="--tree: record a position B times more often per card the mover "
+                        "holds beyond one (default 1: evenly)")
     c.add_argument("--run", type=Path, required=True)
     f = sub.add_parser("fit", help="fit the value network, measure it on held-out decisions")
     f.add_argument("--run", type=Path, required=True)
@@ -417,7 +427,7 @@ def main(argv: list[str] | None = None) -> None:
     f.add_argument("--weight-decay", type=float, default=0.0, help="AdamW's (default 0)")
     f.add_argument("--ranks", action="store_true",
                    help="add per-rank counts of my hand, the loose table and the opponent's hand")
-    f.add_argument("--extra", type=Path, default=None, metavar="RUN",
+    f.add_argument("--extra", type=Path, nargs="+", default=None, metavar="RUN",
                    help="another run's shards (e.g. collect --tree), all of them for training")
     f.add_argument("--save", type=Path, default=None, metavar="PATH",
                    help="write the fitted network (an agent's endgame_net=PATH)")
@@ -425,7 +435,8 @@ def main(argv: list[str] | None = None) -> None:
     f.add_argument("--out", type=Path, required=True)
     a = p.parse_args(argv)
     if a.command == "collect":
-        collect(a.variant, a.hands, a.shards, a.seed, a.workers, a.run, a.tree, a.node_limit)
+        collect(a.variant, a.hands, a.shards, a.seed, a.workers, a.run, a.tree, a.node_limit,
+                a.tree_bias)
     else:
         print(json.dumps(fit(a.run, a.out, a.variant, a.hidden, a.epochs, a.augment, a.seed,
                               a.residual, a.loss, a.dropout, a.weight_decay, a.ranks, a.extra,

@@ -172,3 +172,26 @@ def test_extra_decisions_train_but_leave_the_held_out_ones_alone(tmp_path) -> No
     assert more["held_decisions"] == plain["held_decisions"]
     assert more["heuristic_lost"] == plain["heuristic_lost"]
     assert more["train_decisions"] == plain["train_decisions"] + more["extra_decisions"]
+    both = fit(run, tmp_path / "out", "casino", 16, 1, False, 0, extra=[tree, tree])
+    assert both["extra_decisions"] == 2 * more["extra_decisions"]
+    assert both["held_decisions"] == plain["held_decisions"]
+
+
+def test_the_tree_bias_records_positions_with_more_cards_in_hand() -> None:
+    import random
+
+    from experiments.endgame_net import tree_records
+
+    st = _last_deal("casino", 4)
+
+    def left(share: float, bias: float) -> list[int]:
+        recs = tree_records(st, share, random.Random(0), 10**6,
+                            lambda after, seat: after.hand_masks[seat].bit_count(), bias)
+        return [cards for _, cards, _ in recs]
+
+    every = left(1.0, 1.0)
+    assert 0 in every and max(every) >= 2  # last cards played and early decisions alike
+    # a vanishing share, times 1e9 per card beyond one: only movers holding 2+ cards record
+    biased = left(1e-9, 1e9)
+    assert biased and min(biased) >= 1
+    assert len(biased) == sum(1 for c in every if c >= 1)
