@@ -284,6 +284,7 @@ ENDGAME_MATCHES = (
     ("casino", None, "exit/endgame_v_search_casino"),
     ("casino", "refit network (expert iteration 1, refit)", "exit/guided_endgame_v_search_casino"),
     ("royal", None, "exit/endgame_v_search_royal"),
+    ("royal", "shipped cloned model (temperature 0.3)", "exit/guided_endgame_v_search_royal"),
     ("dominican", "shipped cloned model (temperature 0.3)",
      "exit/guided_endgame_v_search_dominican"),
 )
