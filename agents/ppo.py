@@ -630,8 +630,9 @@ def load_ppo(path: str, seed: int | None = None, deterministic: bool = True,
     if endgame_net is not None:
         agent.endgame_net = AfterstateNet(endgame_net)
         if agent.endgame_net.rules != agent.rules:
-            raise ValueError(agent._mismatch(agent.endgame_net.rules).replace(
-                "this game is", f"endgame_net {endgame_net} was fitted on"))
+            raise ValueError(f"this policy was trained on {describe_rules(agent.rules)}, "
+                             f"endgame_net {endgame_net} was fitted on "
+                             f"{describe_rules(agent.endgame_net.rules)}")
     return agent
 
 

@@ -101,6 +101,11 @@ def collect_shard(job: tuple) -> str:
                         picks.append(m == own)
                     decision += 1
             st = apply_move(st, rng.choice(moves) if rng.random() < EXPLORE else own)
+    return _save_shard(dest, xs, ys, groups, picks, width)
+
+
+def _save_shard(dest: Path, xs: list, ys: list, groups: list, picks: list, width: int) -> str:
+    """Write a shard whole (through a .tmp file, so ``load`` never sees half of one)."""
     tmp = dest.with_suffix(".tmp.npz")
     np.savez_compressed(tmp, x=np.array(xs).reshape(-1, width), y=np.array(ys, np.float32),
                         group=np.array(groups, np.int64), heuristic=np.array(picks, bool))
@@ -172,8 +177,7 @@ def collect_tree_shard(job: tuple) -> str:
     from casino_env.engine import apply_move, legal_moves, new_game
     from casino_env.engine.view import PlayerView
 
-    variant, hands, seed, dest, share, node_limit, *rest = job
-    bias = rest[0] if rest else 1.0
+    variant, hands, seed, dest, share, node_limit, bias = job
     rng = random.Random(seed)
     heuristic = HeuristicAgent(seed)
     rules = new_game(variant, 2, seed=0).rules
@@ -199,11 +203,7 @@ def collect_tree_shard(job: tuple) -> str:
             moves = legal_moves(st)
             own = heuristic.choose(view)
             st = apply_move(st, rng.choice(moves) if rng.random() < EXPLORE else own)
-    tmp = dest.with_suffix(".tmp.npz")
-    np.savez_compressed(tmp, x=np.array(xs).reshape(-1, width), y=np.array(ys, np.float32),
-                        group=np.array(groups, np.int64), heuristic=np.zeros(len(ys), bool))
-    tmp.replace(dest)
-    return str(dest)
+    return _save_shard(dest, xs, ys, groups, [False] * len(ys), width)
 
 
 def collect(variant: str, hands: int, shards: int, seed: int, workers: int, run: Path,

@@ -152,7 +152,7 @@ def test_the_whole_tree_values_the_roots_moves_as_the_solver_does(variant) -> No
 def test_a_tree_shard_holds_many_decisions_per_hand(tmp_path) -> None:
     from experiments.endgame_net import collect_tree_shard, load
 
-    collect_tree_shard(("casino", 2, 5, tmp_path / "shard_000.npz", 0.5, 10**6))
+    collect_tree_shard(("casino", 2, 5, tmp_path / "shard_000.npz", 0.5, 10**6, 1.0))
     d = load(tmp_path)
     assert d["decisions"] > 20 and np.isfinite(d["y"]).all()
     assert (np.bincount(d["group"]) >= 2).all() and not d["heuristic"].any()
@@ -165,7 +165,7 @@ def test_extra_decisions_train_but_leave_the_held_out_ones_alone(tmp_path) -> No
     run.mkdir()
     tree.mkdir()
     collect_shard(("casino", 6, 3, run / "shard_000.npz"))
-    collect_tree_shard(("casino", 1, 5, tree / "shard_000.npz", 0.3, 10**6))
+    collect_tree_shard(("casino", 1, 5, tree / "shard_000.npz", 0.3, 10**6, 1.0))
     plain = fit(run, tmp_path / "out", "casino", 16, 1, False, 0)
     more = fit(run, tmp_path / "out", "casino", 16, 1, False, 0, extra=tree)
     assert more["extra_decisions"] > 0 and plain["extra_decisions"] == 0
