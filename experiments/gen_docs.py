@@ -299,23 +299,40 @@ HEURISTIC_ENDGAME_MATCHES = tuple(
      "exit/heuristic_endgame_net_v_heuristic_casino"),)
 
 
-def match_table(matches: tuple, opponent: str, root: str = "../", label: str = "guide") -> str:
+# Issue 18's generality check: the guided agent (and the shipped search, for reference, on the
+# same deals) against opponents no network was trained with or against.
+GENERALITY_MATCHES = tuple(
+    ("casino", agent, opponent, f"exit/general/{who}_v_{slug}_casino")
+    for opponent, slug in (("`heuristic:threat=0.3,residue=0.5` (another tuning)",
+                            "unseen_heuristic"),
+                           ("`search:simulations=200`", "search200"),
+                           ("`search:simulations=800`", "search800"))
+    for agent, who in (("guided search + exact endgame (refit network)", "guided"),
+                       ("search (shipped)", "search")))
+
+
+def match_table(matches: tuple, opponent: str | None, root: str = "../",
+                label: str = "guide") -> str:
     """One row per ``experiments.long_match`` summary in ``experiments/results/<folder>``
-    (``matches``: (preset, guide or None, folder)) against ``opponent``: hands won and points
-    a hand with 95% intervals, each side's thinking seconds a hand; a ``label`` column when a
-    match names a guide; links relative to ``root`` (the page's way up to the repository)."""
-    guides = any(g is not None for _, g, _ in matches)
-    cols = ["preset"] + ([label] if guides else []) + [
-        "hands", f"won v {opponent} [95% CI]", "points/hand [95% CI]",
-        f"thinking s/hand (agent, {opponent})", "results"]
+    (``matches``: (preset, label or None, folder) against ``opponent``, or with ``opponent``
+    None (preset, label, opponent, folder)): hands won and points a hand with 95% intervals,
+    each side's thinking seconds a hand; a ``label`` column when a match names one; links
+    relative to ``root`` (the page's way up to the repository)."""
+    per_row = opponent is None
+    guides = any(m[1] is not None for m in matches)
+    against = "opponent" if per_row else opponent
+    cols = ["preset"] + ([label] if guides else []) + (["opponent"] if per_row else []) + [
+        "hands", f"won v {against} [95% CI]", "points/hand [95% CI]",
+        f"thinking s/hand (agent, {against})", "results"]
     out = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
-    for preset, guide, folder in matches:
+    for m in matches:
+        preset, guide, folder = m[0], m[1], m[-1]
         path = RESULTS / folder / "summary.json"
         if not path.exists():
             continue
         r = json.loads(path.read_text())
         t = r["think_seconds_per_hand"]
-        cells = [preset] + ([guide or "–"] if guides else []) + [
+        cells = [preset] + ([guide or "–"] if guides else []) + ([m[2]] if per_row else []) + [
             f"{r['hands']:,}",
             f"{100 * r['win_rate']:.1f}% [{100 * r['lo']:.1f}, {100 * r['hi']:.1f}]",
             f"{r['diff_per_hand']:+.2f} [{r['diff_lo']:+.2f}, {r['diff_hi']:+.2f}]",
@@ -335,6 +352,11 @@ def endgame_match_table(root: str = "../") -> str:
 def heuristic_endgame_table() -> str:
     """``heuristic:endgame=20000`` against the heuristic (docs/expert_iteration.md)."""
     return match_table(HEURISTIC_ENDGAME_MATCHES, "heuristic", label="last deal played by")
+
+
+def generality_table() -> str:
+    """The guided agent and the shipped search against opponents nobody trained with."""
+    return match_table(GENERALITY_MATCHES, None, label="agent")
 
 
 def endgame_net_table() -> str:
@@ -391,7 +413,8 @@ BLOCKS = {
                              "scratch_summary": scratch_summary_table},
     "docs/expert_iteration.md": {"endgame_match": endgame_match_table,
                                  "heuristic_endgame": heuristic_endgame_table,
-                                 "endgame_net": endgame_net_table},
+                                 "endgame_net": endgame_net_table,
+                                 "generality": generality_table},
 }
 
 

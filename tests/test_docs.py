@@ -142,3 +142,26 @@ def test_aggregate_threshold_cells():
         "254k / 6.5 min (IQM)"
     assert _threshold_cell({"timesteps": None, "minutes": None, "best_iqm": 0.4123}) == \
         "not reached (best IQM 41.2%)"
+
+
+def test_match_table_rows_name_their_own_opponent(tmp_path, monkeypatch):
+    """gen_docs' match table: with no shared opponent each row names its own, rows whose
+    match has not run yet are left out, and no row at all says so."""
+    import json
+
+    import experiments.gen_docs as gd
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "summary.json").write_text(json.dumps({
+        "hands": 1200, "win_rate": 0.5625, "lo": 0.54, "hi": 0.585, "diff_per_hand": 0.5,
+        "diff_lo": 0.25, "diff_hi": 0.75, "think_seconds_per_hand": [3.0, 0.05]}))
+    monkeypatch.setattr(gd, "RESULTS", tmp_path)
+    rows = (("casino", "guided", "`heuristic`", "a"), ("casino", "search", "`greedy`", "b"))
+    lines = gd.match_table(rows, None, label="agent").splitlines()
+    assert lines[0] == ("| preset | agent | opponent | hands | won v opponent [95% CI] | "
+                        "points/hand [95% CI] | thinking s/hand (agent, opponent) | results |")
+    assert lines[2] == ("| casino | guided | `heuristic` | 1,200 | 56.2% [54.0, 58.5] | "
+                        "+0.50 [+0.25, +0.75] | 3.00, 0.05 | "
+                        "[summary](../experiments/results/a/summary.md) |")
+    assert len(lines) == 3
+    assert gd.match_table(rows[1:], None) == "_No match yet._"
