@@ -6,12 +6,14 @@ there (elsewhere they play as usual).
 
 An afterstate's inputs: the environment's compact observation from the mover's seat, a plane
 of the opponent's hand (known on the last deal), the static lead (the piles scored as they
-stand, /10) and optionally per-rank counts; the network predicts what play adds to the static
-lead."""
+stand, /10) and optionally per-rank counts and the heuristic's score of the move that led
+there (``heuristic_columns``: the network then learns a correction to the heuristic's
+evaluation); the network predicts what play adds to the static lead."""
 
 from __future__ import annotations
 
 import random
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -85,6 +87,20 @@ def net_inputs(rules: Rules, x: np.ndarray, residual: bool, ranks: bool
     return np.hstack(parts).astype(np.float32), base
 
 
+@cache
+def _scorer():  # -> HeuristicAgent (imported late: agents.scripted imports this module)
+    from .scripted import HeuristicAgent
+
+    return HeuristicAgent(0)
+
+
+def heuristic_columns(st: State, moves: list[Move]) -> np.ndarray:
+    """Per move, the default heuristic's score of it from the mover's view and its gap to the
+    decision's best score (both /10): a hand-written evaluation the network can correct."""
+    s = np.asarray(_scorer().scores(PlayerView(st, st.current), moves), np.float32)
+    return np.stack([s / 10, (s - s.max()) / 10], axis=1)
+
+
 def value_net(width: int, hidden: int, dropout: float = 0.0):  # -> torch.nn.Module
     """The MLP: two layers of ``hidden``, one of ``hidden // 2``, one output."""
     from torch import nn
@@ -136,6 +152,8 @@ class AfterstateNet:
         me = st.current
         x = np.stack([afterstate_row(self.layout, play(st, m, deal_next=False), me)
                       for m in moves])
+        if self.meta.get("heuristic_scores"):
+            x = np.hstack([x, heuristic_columns(st, moves)])
         inputs, base = net_inputs(self.rules, x, self.meta["residual"], self.meta["ranks"])
         with torch.no_grad():
             out = self.net(torch.from_numpy(inputs)).squeeze(-1).numpy()
@@ -153,5 +171,5 @@ class AfterstateNet:
         return moves[int(np.argmax(v))]
 
 
-__all__ = ["AfterstateNet", "afterstate_row", "net_inputs", "rank_counts", "save_net",
-           "static_leads", "value_net"]
+__all__ = ["AfterstateNet", "afterstate_row", "heuristic_columns", "net_inputs", "rank_counts",
+           "save_net", "static_leads", "value_net"]

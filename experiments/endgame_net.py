@@ -55,7 +55,8 @@ import numpy as np
 HELD_SHARE = 0.1
 EXPLORE = 0.15
 FIELDS = ("variant", "shards", "decisions", "afterstates", "hidden", "epochs", "augment",
-          "residual", "loss", "dropout", "weight_decay", "ranks", "extra_decisions",
+          "residual", "loss", "dropout", "weight_decay", "ranks", "heuristic_scores",
+          "extra_decisions",
           "train_decisions", "held_decisions", "heuristic_lost", "net_lost", "net_train_lost",
           "held_mse", "fit_minutes")
 HEARTS, CLUBS = 1, 3  # suit order in a card id (4 * rank + suit): S, H, D, C
@@ -121,13 +122,14 @@ def _value_key(st) -> tuple:
 
 
 def tree_records(st, share: float, rng: random.Random, node_limit: int, encode,
-                 bias: float = 1.0) -> list | None:
+                 bias: float = 1.0, annotate=None) -> list | None:
     """Exact minimax over the whole last deal from ``st`` (memoised, no pruning, so every
     position's value is exact), recording, at a random ``share`` of the positions with a
     choice (times ``bias`` per card the mover holds beyond one, at most all: the early,
     costly decisions more often than the many deep, easy ones), each move's afterstate
     (``encode(after, seat)``) with its value for the mover: [(decision, row, value)], or None
-    past ``node_limit`` positions."""
+    past ``node_limit`` positions. ``annotate(position, moves)``, if given, is called at each
+    recorded position and its i-th item ends the i-th move's record (a fourth field)."""
     from agents.endgame import lead
     from casino_env.engine import legal_moves
     from casino_env.engine.play import play
@@ -154,8 +156,10 @@ def tree_records(st, share: float, rng: random.Random, node_limit: int, encode,
         best = (max if side == 0 else min)(v for _, v in kids)
         if len(moves) > 1 and rng.random() < share * bias ** (s.hand_masks[s.current]
                                                              .bit_count() - 1):
-            for nxt, v in kids:
-                out.append((recorded[0], encode(nxt, s.current), v if side == 0 else -v))
+            notes = annotate(s, moves) if annotate is not None else None
+            for i, (nxt, v) in enumerate(kids):
+                rec = (recorded[0], encode(nxt, s.current), v if side == 0 else -v)
+                out.append(rec if notes is None else rec + (notes[i],))
             recorded[0] += 1
         memo[k] = best
         return best
@@ -170,32 +174,41 @@ def tree_records(st, share: float, rng: random.Random, node_limit: int, encode,
 def collect_tree_shard(job: tuple) -> str:
     """Like ``collect_shard``, but at each hand's first last-deal decision the whole rest of
     the deal is solved and a share of all its positions with a choice are recorded (far more
-    exact decisions per hand, off the heuristic's own lines too); the hand then ends."""
-    from agents.afterstate import afterstate_row, layout_of
+    exact decisions per hand, off the heuristic's own lines too); the hand then ends. With
+    ``scores``, each row ends with the heuristic's columns (``heuristic_columns``) and the
+    heuristic's choice at each recorded decision is kept (its top-scored move)."""
+    from agents.afterstate import afterstate_row, heuristic_columns, layout_of
     from agents.endgame import perfect_information
     from agents.scripted import HeuristicAgent
     from casino_env.engine import apply_move, legal_moves, new_game
     from casino_env.engine.view import PlayerView
 
-    variant, hands, seed, dest, share, node_limit, bias = job
+    variant, hands, seed, dest, share, node_limit, bias, scores = job
     rng = random.Random(seed)
     heuristic = HeuristicAgent(seed)
     rules = new_game(variant, 2, seed=0).rules
     layout = layout_of(rules)
-    width = layout.size + 52
+    width = layout.size + 52 + (2 if scores else 0)
 
     def encode(after, me: int) -> np.ndarray:
         return afterstate_row(layout, after, me).astype(np.float16)
 
-    xs, ys, groups, decision = [], [], [], 0
+    def annotate(position, moves) -> list:  # (the heuristic's columns, its choice) per move
+        cols = heuristic_columns(position, moves)
+        top = int(np.argmax(cols[:, 0]))
+        return [(c, i == top) for i, c in enumerate(cols)]
+
+    xs, ys, groups, picks, decision = [], [], [], [], 0
     for k in range(hands):
         st = new_game(variant, 2, seed=seed * 100_000 + k)
         hand = st.hand_points
         while not st.game_over and st.hand_points is hand:
             view = PlayerView(st, st.current)
             if perfect_information(view):
-                for d, row, v in tree_records(st, share, rng, node_limit, encode, bias) or ():
-                    xs.append(row)
+                for d, row, v, *note in tree_records(st, share, rng, node_limit, encode, bias,
+                                                     annotate if scores else None) or ():
+                    xs.append(np.r_[row, note[0][0].astype(np.float16)] if note else row)
+                    picks.append(bool(note[0][1]) if note else False)
                     ys.append(v)
                     groups.append(decision + d)
                 decision = (groups[-1] + 1) if groups else 0
@@ -203,18 +216,19 @@ def collect_tree_shard(job: tuple) -> str:
             moves = legal_moves(st)
             own = heuristic.choose(view)
             st = apply_move(st, rng.choice(moves) if rng.random() < EXPLORE else own)
-    return _save_shard(dest, xs, ys, groups, [False] * len(ys), width)
+    return _save_shard(dest, xs, ys, groups, picks, width)
 
 
 def collect(variant: str, hands: int, shards: int, seed: int, workers: int, run: Path,
-            tree: float = 0.0, node_limit: int = 2_000_000, bias: float = 1.0) -> None:
+            tree: float = 0.0, node_limit: int = 2_000_000, bias: float = 1.0,
+            scores: bool = False) -> None:
     from tqdm.auto import tqdm
 
     from agents.tournament import derive_seed
 
     run.mkdir(parents=True, exist_ok=True)
     jobs = [(variant, hands, derive_seed("endgame_net", seed, k) % 10**6, shard_path(run, k))
-            + ((tree, node_limit, bias) if tree else ())
+            + ((tree, node_limit, bias, scores) if tree else ())
             for k in range(shards) if not shard_path(run, k).exists()]
     work = collect_tree_shard if tree else collect_shard
     with mp.get_context("forkserver").Pool(workers) as pool:
@@ -272,7 +286,7 @@ def suit_swap(variant: str, width: int, planes: list[int]) -> np.ndarray:
 def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: bool,
         seed: int, residual: bool = True, loss_kind: str = "value", dropout: float = 0.0,
         weight_decay: float = 0.0, ranks: bool = False, extra: Path | list | None = None,
-        save: Path | None = None) -> dict:
+        save: Path | None = None, use_scores: bool = True) -> dict:
     import torch
     from tqdm.auto import tqdm
 
@@ -289,6 +303,10 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
         extra = [extra]
     for more in extra or ():  # more training decisions; the held-out ones stay ``run``'s
         e = load(Path(more))
+        if e["x"].shape[1] != d["x"].shape[1]:
+            raise SystemExit(f"error: {more}'s rows have {e['x'].shape[1]} columns, {run}'s "
+                             f"{d['x'].shape[1]} (collect both with or without "
+                             f"--heuristic-scores)")
         d["x"] = np.concatenate([d["x"], e["x"]])
         d["y"] = np.concatenate([d["y"], e["y"]])
         d["group"] = np.concatenate([d["group"], e["group"] + d["decisions"] + extra_decisions])
@@ -297,6 +315,10 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
         extra_decisions += e["decisions"]
     x, y, g = d["x"], d["y"], d["group"]
     rules = new_game(variant, 2, seed=0).rules
+    # rows of collect --heuristic-scores end with the heuristic's two columns
+    scores = x.shape[1] == layout_of(rules).size + 54
+    if scores and not use_scores:  # the same decisions, without the heuristic's columns
+        x, scores = x[:, :-2], False
     # the static lead and rank counts come after the card planes, so the suit swap leaves
     # them be (both are suit-blind); the target is what play adds to the static lead
     x, base = net_inputs(rules, x, residual, ranks)
@@ -340,7 +362,8 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
     net.eval()
     if save is not None:  # playable: heuristic:endgame_net=PATH, ppo:MODEL,endgame_net=PATH
         save_net(save, net, {"variant": variant, "width": x.shape[1], "hidden": hidden,
-                             "residual": residual, "ranks": ranks})
+                             "residual": residual, "ranks": ranks,
+                             "heuristic_scores": scores})
     with torch.no_grad():
         pred = net(xt).squeeze(-1).numpy() + base
     # the training decisions' measure on as many of them as are held out
@@ -349,7 +372,8 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
     row = {"variant": variant, "shards": d["shards"], "decisions": d["decisions"],
            "afterstates": len(y), "hidden": hidden, "epochs": epochs, "augment": augment,
            "residual": residual, "loss": loss_kind, "dropout": dropout,
-           "weight_decay": weight_decay, "ranks": ranks, "extra_decisions": extra_decisions,
+           "weight_decay": weight_decay, "ranks": ranks, "heuristic_scores": scores,
+           "extra_decisions": extra_decisions,
            "train_decisions": int((~held_decision).sum()),
            "held_decisions": int(held_decision.sum()),
            "heuristic_lost": round(points_lost(y[held_idx], d["heuristic"][held_idx]
@@ -363,8 +387,8 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
     rows = []
     if path.exists():  # rows of fits made before a column existed get its default
         with path.open() as f:
-            rows = [{"dropout": 0.0, "weight_decay": 0.0, "ranks": False, "extra_decisions": 0, **r}
-                    for r in csv.DictReader(f)]
+            rows = [{"dropout": 0.0, "weight_decay": 0.0, "ranks": False, "extra_decisions": 0,
+                     "heuristic_scores": False, **r} for r in csv.DictReader(f)]
     with path.open("w", newline="") as f:
         w = csv.DictWriter(f, FIELDS)
         w.writeheader()
@@ -380,13 +404,15 @@ def write_summary(out: Path) -> None:
              "Held-out decisions (10%, whole decisions): points a move loses against exact "
              "play, the network's (the afterstate it values highest) and the heuristic's.", "",
              "| variant | decisions (afterstates) | hidden | epochs | augment | residual | loss "
-             "| dropout | weight decay | rank counts | extra decisions | heuristic lost "
-             "| network lost | network lost in training | held-out MSE | fit min |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| dropout | weight decay | rank counts | heuristic scores | extra decisions "
+             "| heuristic lost | network lost | network lost in training | held-out MSE "
+             "| fit min |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['variant']} | {int(r['decisions']):,} ({int(r['afterstates']):,}) "
                      f"| {r['hidden']} | {r['epochs']} | {r['augment']} | {r['residual']} "
                      f"| {r['loss']} | {r['dropout']} | {r['weight_decay']} | {r['ranks']} "
+                     f"| {r.get('heuristic_scores') or False} "
                      f"| {int(r['extra_decisions']):,} "
                      f"| {r['heuristic_lost']} "
                      f"| {r['net_lost']} | {r['net_train_lost']} | {r['held_mse']} "
@@ -411,6 +437,9 @@ def main(argv: list[str] | None = None) -> None:
     c.add_argument("--tree-bias", type=float, default=1.0, metavar="B",
                    help="--tree: record a position B times more often per card the mover "
                         "holds beyond one (default 1: evenly)")
+    c.add_argument("--heuristic-scores", action="store_true",
+                   help="--tree: end each row with the heuristic's score of the move (a fit "
+                        "on such rows learns a correction to it) and keep its choices")
     c.add_argument("--run", type=Path, required=True)
     f = sub.add_parser("fit", help="fit the value network, measure it on held-out decisions")
     f.add_argument("--run", type=Path, required=True)
@@ -429,18 +458,22 @@ def main(argv: list[str] | None = None) -> None:
                    help="add per-rank counts of my hand, the loose table and the opponent's hand")
     f.add_argument("--extra", type=Path, nargs="+", default=None, metavar="RUN",
                    help="another run's shards (e.g. collect --tree), all of them for training")
+    f.add_argument("--no-heuristic-scores", dest="use_scores", action="store_false",
+                   help="leave out the heuristic's columns of rows that have them")
     f.add_argument("--save", type=Path, default=None, metavar="PATH",
                    help="write the fitted network (an agent's endgame_net=PATH)")
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--out", type=Path, required=True)
     a = p.parse_args(argv)
     if a.command == "collect":
+        if a.heuristic_scores and not a.tree:
+            p.error("--heuristic-scores needs --tree")
         collect(a.variant, a.hands, a.shards, a.seed, a.workers, a.run, a.tree, a.node_limit,
-                a.tree_bias)
+                a.tree_bias, a.heuristic_scores)
     else:
         print(json.dumps(fit(a.run, a.out, a.variant, a.hidden, a.epochs, a.augment, a.seed,
                               a.residual, a.loss, a.dropout, a.weight_decay, a.ranks, a.extra,
-                              a.save)))
+                              a.save, a.use_scores)))
 
 
 if __name__ == "__main__":

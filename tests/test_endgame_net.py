@@ -152,7 +152,7 @@ def test_the_whole_tree_values_the_roots_moves_as_the_solver_does(variant) -> No
 def test_a_tree_shard_holds_many_decisions_per_hand(tmp_path) -> None:
     from experiments.endgame_net import collect_tree_shard, load
 
-    collect_tree_shard(("casino", 2, 5, tmp_path / "shard_000.npz", 0.5, 10**6, 1.0))
+    collect_tree_shard(("casino", 2, 5, tmp_path / "shard_000.npz", 0.5, 10**6, 1.0, False))
     d = load(tmp_path)
     assert d["decisions"] > 20 and np.isfinite(d["y"]).all()
     assert (np.bincount(d["group"]) >= 2).all() and not d["heuristic"].any()
@@ -165,7 +165,7 @@ def test_extra_decisions_train_but_leave_the_held_out_ones_alone(tmp_path) -> No
     run.mkdir()
     tree.mkdir()
     collect_shard(("casino", 6, 3, run / "shard_000.npz"))
-    collect_tree_shard(("casino", 1, 5, tree / "shard_000.npz", 0.3, 10**6, 1.0))
+    collect_tree_shard(("casino", 1, 5, tree / "shard_000.npz", 0.3, 10**6, 1.0, False))
     plain = fit(run, tmp_path / "out", "casino", 16, 1, False, 0)
     more = fit(run, tmp_path / "out", "casino", 16, 1, False, 0, extra=tree)
     assert more["extra_decisions"] > 0 and plain["extra_decisions"] == 0
@@ -195,3 +195,67 @@ def test_the_tree_bias_records_positions_with_more_cards_in_hand() -> None:
     biased = left(1e-9, 1e9)
     assert biased and min(biased) >= 1
     assert len(biased) == sum(1 for c in every if c >= 1)
+
+
+def test_annotations_end_the_records_of_their_moves() -> None:
+    """tree_records' annotate: called at each recorded position, its i-th note ends move i's
+    record (the root's notes are its moves themselves here)."""
+    import random
+
+    from casino_env.engine import legal_moves
+    from casino_env.engine.play import play
+    from experiments.endgame_net import tree_records
+
+    st = _last_deal("casino", 4)
+    recs = tree_records(st, 1.0, random.Random(0), 10**6, lambda after, seat: after,
+                        annotate=lambda s, moves: list(moves))
+    assert recs and all(len(r) == 4 for r in recs)
+    root = [r for r in recs if r[0] == recs[-1][0]]
+    assert [r[3] for r in root] == legal_moves(st)
+    assert all(r[1] == play(st, r[3], deal_next=False) for r in root)
+
+
+def test_heuristic_score_columns_and_choices_in_a_tree_shard(tmp_path) -> None:
+    """collect --tree --heuristic-scores: each row ends with the heuristic's score of its move
+    and the gap to the decision's best (/10); its choice is the top-scored move, one per
+    decision; a fit learns on them and records it, or leaves them out on request."""
+    from agents.afterstate import heuristic_columns, layout_of
+    from agents.scripted import HeuristicAgent
+    from casino_env.engine import legal_moves, new_game
+    from casino_env.engine.view import PlayerView
+    from experiments.endgame_net import collect_tree_shard, fit, load
+
+    st = _last_deal("casino", 4)
+    moves = legal_moves(st)
+    cols = heuristic_columns(st, moves)
+    want = np.array(HeuristicAgent(0).scores(PlayerView(st, st.current), moves), np.float32)
+    assert np.allclose(cols[:, 0], want / 10) and np.allclose(cols[:, 1], (want - want.max()) / 10)
+
+    run = tmp_path / "run"
+    run.mkdir()
+    collect_tree_shard(("casino", 2, 5, run / "shard_000.npz", 0.5, 10**6, 1.0, True))
+    d = load(run)
+    rules = new_game("casino", 2).rules
+    assert d["x"].shape[1] == layout_of(rules).size + 54
+    assert (np.bincount(d["group"], weights=d["heuristic"]) == 1).all()
+    gap = d["x"][:, -1]
+    assert (gap <= 0).all() and (gap[d["heuristic"]] == 0).all()
+    with_scores = fit(run, tmp_path / "out", "casino", 16, 1, False, 0,
+                      save=tmp_path / "net.pt")
+    without = fit(run, tmp_path / "out", "casino", 16, 1, False, 0, use_scores=False)
+    assert with_scores["heuristic_scores"] and not without["heuristic_scores"]
+    assert with_scores["held_decisions"] == without["held_decisions"]
+    assert with_scores["heuristic_lost"] == without["heuristic_lost"] >= 0
+    # rows without the columns cannot train beside rows with them
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    collect_tree_shard(("casino", 1, 5, plain / "shard_000.npz", 0.3, 10**6, 1.0, False))
+    with pytest.raises(SystemExit, match="collect both with or without --heuristic-scores"):
+        fit(run, tmp_path / "out", "casino", 16, 1, False, 0, extra=plain)
+    # the saved network computes the columns itself when it plays
+    from agents import make_agent
+
+    agent = make_agent(f"heuristic:endgame_net={tmp_path / 'net.pt'}")
+    assert agent.endgame_net.meta["heuristic_scores"]
+    assert agent.endgame_net.values(st, moves).shape == (len(moves),)
+    assert agent.choose(PlayerView(st, st.current)) in moves
