@@ -105,11 +105,15 @@ def collect_shard(job: tuple) -> str:
     return _save_shard(dest, xs, ys, groups, picks, width)
 
 
-def _save_shard(dest: Path, xs: list, ys: list, groups: list, picks: list, width: int) -> str:
-    """Write a shard whole (through a .tmp file, so ``load`` never sees half of one)."""
+def _save_shard(dest: Path, xs: list, ys: list, groups: list, picks: list, width: int,
+                deals: list | None = None) -> str:
+    """Write a shard whole (through a .tmp file, so ``load`` never sees half of one); ``deals``:
+    each row's deal, where held-out decisions are to be whole deals."""
     tmp = dest.with_suffix(".tmp.npz")
+    more = {} if deals is None else {"deal": np.array(deals, np.int64)}
     np.savez_compressed(tmp, x=np.array(xs).reshape(-1, width), y=np.array(ys, np.float32),
-                        group=np.array(groups, np.int64), heuristic=np.array(picks, bool))
+                        group=np.array(groups, np.int64), heuristic=np.array(picks, bool),
+                        **more)
     tmp.replace(dest)
     return str(dest)
 
@@ -198,7 +202,7 @@ def collect_tree_shard(job: tuple) -> str:
         top = int(np.argmax(cols[:, 0]))
         return [(c, i == top) for i, c in enumerate(cols)]
 
-    xs, ys, groups, picks, decision = [], [], [], [], 0
+    xs, ys, groups, picks, deals, decision = [], [], [], [], [], 0
     for k in range(hands):
         st = new_game(variant, 2, seed=seed * 100_000 + k)
         hand = st.hand_points
@@ -211,12 +215,13 @@ def collect_tree_shard(job: tuple) -> str:
                     picks.append(bool(note[0][1]) if note else False)
                     ys.append(v)
                     groups.append(decision + d)
+                    deals.append(k)
                 decision = (groups[-1] + 1) if groups else 0
                 break
             moves = legal_moves(st)
             own = heuristic.choose(view)
             st = apply_move(st, rng.choice(moves) if rng.random() < EXPLORE else own)
-    return _save_shard(dest, xs, ys, groups, picks, width)
+    return _save_shard(dest, xs, ys, groups, picks, width, deals if scores else None)
 
 
 def collect(variant: str, hands: int, shards: int, seed: int, workers: int, run: Path,
@@ -238,19 +243,25 @@ def collect(variant: str, hands: int, shards: int, seed: int, workers: int, run:
 
 
 def load(run: Path) -> dict:
-    """All shards of ``run``: afterstates, values, decision ids (unique across shards) and
-    whether the heuristic chose each move."""
+    """All shards of ``run``: afterstates, values, decision ids (unique across shards),
+    whether the heuristic chose each move, and each decision's deal (``deal_of``: the held-out
+    split's unit; each decision its own where a shard has no deals)."""
     files = sorted(run.glob("shard_[0-9][0-9][0-9].npz"))  # not a .tmp being written
     if not files:
         raise SystemExit(f"error: no shards in {run} (run collect first)")
-    parts, offset = [], 0
+    parts, offset, deals = [], 0, 0
     for f in files:
         d = np.load(f)
-        parts.append((d["x"], d["y"], d["group"] + offset, d["heuristic"]))
+        deal = d["deal"] if "deal" in d else d["group"]
+        parts.append((d["x"], d["y"], d["group"] + offset, d["heuristic"], deal + deals))
         offset += int(d["group"].max()) + 1 if len(d["group"]) else 0
-    x, y, g, h = (np.concatenate([p[i] for p in parts]) for i in range(4))
+        deals += int(deal.max()) + 1 if len(deal) else 0
+    x, y, g, h, deal = (np.concatenate([p[i] for p in parts]) for i in range(5))
+    deal_of = np.zeros(offset, np.int64)
+    deal_of[g] = deal
+    _, deal_of = np.unique(deal_of, return_inverse=True)  # numbered 0.. without gaps
     return {"x": x.astype(np.float32), "y": y, "group": g, "heuristic": h,
-            "shards": len(files), "decisions": offset}
+            "shards": len(files), "decisions": offset, "deal_of": deal_of}
 
 
 def points_lost(values: np.ndarray, scores: np.ndarray, groups: np.ndarray) -> float:
@@ -297,7 +308,8 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
     torch.manual_seed(seed)
     d = load(run)
     rng = np.random.default_rng(seed)
-    held_decision = rng.random(d["decisions"]) < HELD_SHARE
+    # held out: whole deals (each decision its own deal in shards without deals, as before)
+    held_decision = (rng.random(int(d["deal_of"].max()) + 1) < HELD_SHARE)[d["deal_of"]]
     extra_decisions = 0
     if isinstance(extra, (str, Path)):
         extra = [extra]
@@ -313,6 +325,9 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
         d["heuristic"] = np.concatenate([d["heuristic"], e["heuristic"]])
         held_decision = np.r_[held_decision, np.zeros(e["decisions"], bool)]
         extra_decisions += e["decisions"]
+    if not held_decision.any():
+        raise SystemExit(f"error: none of {run}'s {int(d['deal_of'].max()) + 1} deals fell in "
+                         f"the held-out share ({HELD_SHARE:.0%}); collect more hands")
     x, y, g = d["x"], d["y"], d["group"]
     rules = new_game(variant, 2, seed=0).rules
     # rows of collect --heuristic-scores end with the heuristic's two columns

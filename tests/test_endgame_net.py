@@ -233,9 +233,12 @@ def test_heuristic_score_columns_and_choices_in_a_tree_shard(tmp_path) -> None:
 
     run = tmp_path / "run"
     run.mkdir()
-    collect_tree_shard(("casino", 2, 5, run / "shard_000.npz", 0.5, 10**6, 1.0, True))
+    collect_tree_shard(("casino", 4, 5, run / "shard_000.npz", 0.3, 10**6, 1.0, True))
     d = load(run)
     rules = new_game("casino", 2).rules
+    # each decision knows its hand, so held-out decisions are whole deals
+    assert d["deal_of"].max() + 1 <= 4 < d["decisions"]
+    assert set(d["deal_of"][d["group"]]) == set(range(d["deal_of"].max() + 1))
     assert d["x"].shape[1] == layout_of(rules).size + 54
     assert (np.bincount(d["group"], weights=d["heuristic"]) == 1).all()
     gap = d["x"][:, -1]
@@ -259,3 +262,15 @@ def test_heuristic_score_columns_and_choices_in_a_tree_shard(tmp_path) -> None:
     assert agent.endgame_net.meta["heuristic_scores"]
     assert agent.endgame_net.values(st, moves).shape == (len(moves),)
     assert agent.choose(PlayerView(st, st.current)) in moves
+
+
+def test_held_out_decisions_are_whole_deals_where_shards_know_them(tmp_path) -> None:
+    """A run whose shards record deals is split by deal; one too small to hold any out is
+    refused by name (not measured on nothing)."""
+    from experiments.endgame_net import collect_tree_shard, fit
+
+    run = tmp_path / "run"
+    run.mkdir()
+    collect_tree_shard(("casino", 2, 5, run / "shard_000.npz", 0.2, 10**6, 1.0, True))
+    with pytest.raises(SystemExit, match="deals fell in the held-out share"):
+        fit(run, tmp_path / "out", "casino", 16, 1, False, 0)
