@@ -126,14 +126,20 @@ def _value_key(st) -> tuple:
 
 
 def tree_records(st, share: float, rng: random.Random, node_limit: int, encode,
-                 bias: float = 1.0, annotate=None) -> list | None:
+                 bias: float = 1.0, annotate=None, walks: int = 0, choose=None
+                 ) -> list | None:
     """Exact minimax over the whole last deal from ``st`` (memoised, no pruning, so every
     position's value is exact), recording, at a random ``share`` of the positions with a
     choice (times ``bias`` per card the mover holds beyond one, at most all: the early,
     costly decisions more often than the many deep, easy ones), each move's afterstate
     (``encode(after, seat)``) with its value for the mover: [(decision, row, value)], or None
     past ``node_limit`` positions. ``annotate(position, moves)``, if given, is called at each
-    recorded position and its i-th item ends the i-th move's record (a fourth field)."""
+    recorded position and its i-th item ends the i-th move's record (a fourth field).
+
+    ``walks``: after the solve, play the deal out that many times from ``st``, each move
+    ``choose(position, moves)``'s or, with probability EXPLORE, a random one, and record every
+    position with a choice met on the way (once each): the decisions play actually meets,
+    valued from the same solved tree."""
     from agents.endgame import lead
     from casino_env.engine import legal_moves
     from casino_env.engine.play import play
@@ -156,22 +162,45 @@ def tree_records(st, share: float, rng: random.Random, node_limit: int, encode,
             nxt = play(s, m, deal_next=False)
             end = nxt.hand_points is not s.hand_points or nxt.game_over
             kids.append((nxt, lead(nxt, 0) if end else value(nxt)))
-        side = s.rules.side(s.current)
-        best = (max if side == 0 else min)(v for _, v in kids)
+        best = (max if s.rules.side(s.current) == 0 else min)(v for _, v in kids)
         if len(moves) > 1 and rng.random() < share * bias ** (s.hand_masks[s.current]
                                                              .bit_count() - 1):
-            notes = annotate(s, moves) if annotate is not None else None
-            for i, (nxt, v) in enumerate(kids):
-                rec = (recorded[0], encode(nxt, s.current), v if side == 0 else -v)
-                out.append(rec if notes is None else rec + (notes[i],))
-            recorded[0] += 1
+            record(s, moves, kids)
         memo[k] = best
         return best
+
+    def record(s, moves: list, kids: list) -> None:
+        sign = 1 if s.rules.side(s.current) == 0 else -1
+        notes = annotate(s, moves) if annotate is not None else None
+        for i, (nxt, v) in enumerate(kids):
+            rec = (recorded[0], encode(nxt, s.current), sign * v)
+            out.append(rec if notes is None else rec + (notes[i],))
+        recorded[0] += 1
 
     try:
         value(st)
     except OverflowError:
         return None
+    met: set = set()
+    for _ in range(walks):  # every position is solved now: value() only reads the memo
+        s = st
+        while True:
+            moves = legal_moves(s)
+            kids = []
+            for m in moves:
+                nxt = play(s, m, deal_next=False)
+                end = nxt.hand_points is not s.hand_points or nxt.game_over
+                kids.append((nxt, lead(nxt, 0) if end else value(nxt)))
+            k = _value_key(s)
+            if len(moves) > 1 and k not in met:
+                met.add(k)
+                record(s, moves, kids)
+            i = rng.randrange(len(moves)) if rng.random() < EXPLORE else \
+                moves.index(choose(s, moves))
+            nxt = kids[i][0]
+            if nxt.hand_points is not s.hand_points or nxt.game_over:
+                break
+            s = nxt
     return out
 
 
@@ -187,7 +216,7 @@ def collect_tree_shard(job: tuple) -> str:
     from casino_env.engine import apply_move, legal_moves, new_game
     from casino_env.engine.view import PlayerView
 
-    variant, hands, seed, dest, share, node_limit, bias, scores = job
+    variant, hands, seed, dest, share, node_limit, bias, scores, walks = job
     rng = random.Random(seed)
     heuristic = HeuristicAgent(seed)
     rules = new_game(variant, 2, seed=0).rules
@@ -209,8 +238,10 @@ def collect_tree_shard(job: tuple) -> str:
         while not st.game_over and st.hand_points is hand:
             view = PlayerView(st, st.current)
             if perfect_information(view):
-                for d, row, v, *note in tree_records(st, share, rng, node_limit, encode, bias,
-                                                     annotate if scores else None) or ():
+                recs = tree_records(st, share, rng, node_limit, encode, bias,
+                                    annotate if scores else None, walks,
+                                    lambda s, _: heuristic.choose(PlayerView(s, s.current)))
+                for d, row, v, *note in recs or ():
                     xs.append(np.r_[row, note[0][0].astype(np.float16)] if note else row)
                     picks.append(bool(note[0][1]) if note else False)
                     ys.append(v)
@@ -221,21 +252,21 @@ def collect_tree_shard(job: tuple) -> str:
             moves = legal_moves(st)
             own = heuristic.choose(view)
             st = apply_move(st, rng.choice(moves) if rng.random() < EXPLORE else own)
-    return _save_shard(dest, xs, ys, groups, picks, width, deals if scores else None)
+    return _save_shard(dest, xs, ys, groups, picks, width, deals if scores or walks else None)
 
 
 def collect(variant: str, hands: int, shards: int, seed: int, workers: int, run: Path,
             tree: float = 0.0, node_limit: int = 2_000_000, bias: float = 1.0,
-            scores: bool = False) -> None:
+            scores: bool = False, walks: int = 0) -> None:
     from tqdm.auto import tqdm
 
     from agents.tournament import derive_seed
 
     run.mkdir(parents=True, exist_ok=True)
     jobs = [(variant, hands, derive_seed("endgame_net", seed, k) % 10**6, shard_path(run, k))
-            + ((tree, node_limit, bias, scores) if tree else ())
+            + ((tree, node_limit, bias, scores, walks) if tree or walks else ())
             for k in range(shards) if not shard_path(run, k).exists()]
-    work = collect_tree_shard if tree else collect_shard
+    work = collect_tree_shard if tree or walks else collect_shard
     with mp.get_context("forkserver").Pool(workers) as pool:
         for _ in tqdm(pool.imap_unordered(work, jobs), total=len(jobs),
                       desc=f"{variant} shards"):
@@ -452,6 +483,10 @@ def main(argv: list[str] | None = None) -> None:
     c.add_argument("--tree-bias", type=float, default=1.0, metavar="B",
                    help="--tree: record a position B times more often per card the mover "
                         "holds beyond one (default 1: evenly)")
+    c.add_argument("--walks", type=int, default=0, metavar="N",
+                   help="solve each hand's last deal as --tree does, then record the decisions "
+                        "met by N heuristic play-outs of it (15%% random moves); with "
+                        "--tree 0, only those")
     c.add_argument("--heuristic-scores", action="store_true",
                    help="--tree: end each row with the heuristic's score of the move (a fit "
                         "on such rows learns a correction to it) and keep its choices")
@@ -481,8 +516,8 @@ def main(argv: list[str] | None = None) -> None:
     f.add_argument("--out", type=Path, required=True)
     a = p.parse_args(argv)
     if a.command == "collect":
-        if a.heuristic_scores and not a.tree:
-            p.error("--heuristic-scores needs --tree")
+        if a.heuristic_scores and not (a.tree or a.walks):
+            p.error("--heuristic-scores needs --tree or --walks")
         collect(a.variant, a.hands, a.shards, a.seed, a.workers, a.run, a.tree, a.node_limit,
                 a.tree_bias, a.heuristic_scores)
     else:

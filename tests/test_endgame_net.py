@@ -152,7 +152,7 @@ def test_the_whole_tree_values_the_roots_moves_as_the_solver_does(variant) -> No
 def test_a_tree_shard_holds_many_decisions_per_hand(tmp_path) -> None:
     from experiments.endgame_net import collect_tree_shard, load
 
-    collect_tree_shard(("casino", 2, 5, tmp_path / "shard_000.npz", 0.5, 10**6, 1.0, False))
+    collect_tree_shard(("casino", 2, 5, tmp_path / "shard_000.npz", 0.5, 10**6, 1.0, False, 0))
     d = load(tmp_path)
     assert d["decisions"] > 20 and np.isfinite(d["y"]).all()
     assert (np.bincount(d["group"]) >= 2).all() and not d["heuristic"].any()
@@ -165,7 +165,7 @@ def test_extra_decisions_train_but_leave_the_held_out_ones_alone(tmp_path) -> No
     run.mkdir()
     tree.mkdir()
     collect_shard(("casino", 6, 3, run / "shard_000.npz"))
-    collect_tree_shard(("casino", 1, 5, tree / "shard_000.npz", 0.3, 10**6, 1.0, False))
+    collect_tree_shard(("casino", 1, 5, tree / "shard_000.npz", 0.3, 10**6, 1.0, False, 0))
     plain = fit(run, tmp_path / "out", "casino", 16, 1, False, 0)
     more = fit(run, tmp_path / "out", "casino", 16, 1, False, 0, extra=tree)
     assert more["extra_decisions"] > 0 and plain["extra_decisions"] == 0
@@ -233,7 +233,7 @@ def test_heuristic_score_columns_and_choices_in_a_tree_shard(tmp_path) -> None:
 
     run = tmp_path / "run"
     run.mkdir()
-    collect_tree_shard(("casino", 4, 5, run / "shard_000.npz", 0.3, 10**6, 1.0, True))
+    collect_tree_shard(("casino", 4, 5, run / "shard_000.npz", 0.3, 10**6, 1.0, True, 0))
     d = load(run)
     rules = new_game("casino", 2).rules
     # each decision knows its hand, so held-out decisions are whole deals
@@ -252,7 +252,7 @@ def test_heuristic_score_columns_and_choices_in_a_tree_shard(tmp_path) -> None:
     # rows without the columns cannot train beside rows with them
     plain = tmp_path / "plain"
     plain.mkdir()
-    collect_tree_shard(("casino", 1, 5, plain / "shard_000.npz", 0.3, 10**6, 1.0, False))
+    collect_tree_shard(("casino", 1, 5, plain / "shard_000.npz", 0.3, 10**6, 1.0, False, 0))
     with pytest.raises(SystemExit, match="collect both with or without --heuristic-scores"):
         fit(run, tmp_path / "out", "casino", 16, 1, False, 0, extra=plain)
     # the saved network computes the columns itself when it plays
@@ -271,6 +271,35 @@ def test_held_out_decisions_are_whole_deals_where_shards_know_them(tmp_path) -> 
 
     run = tmp_path / "run"
     run.mkdir()
-    collect_tree_shard(("casino", 2, 5, run / "shard_000.npz", 0.2, 10**6, 1.0, True))
+    collect_tree_shard(("casino", 2, 5, run / "shard_000.npz", 0.2, 10**6, 1.0, True, 0))
     with pytest.raises(SystemExit, match="deals fell in the held-out share"):
         fit(run, tmp_path / "out", "casino", 16, 1, False, 0)
+
+
+def test_walks_record_the_decisions_play_meets_once_each(tmp_path) -> None:
+    """tree_records' walks: the deal played out from its root, every position with a choice
+    met recorded once, each with the solver's values of its moves; a shard of walks alone
+    (share 0) keeps its deals and the heuristic's choices."""
+    import random
+
+    from agents.endgame import move_values
+    from experiments.endgame_net import _value_key, collect_tree_shard, load, tree_records
+
+    st = _last_deal("casino", 4)
+    recs = tree_records(st, 0.0, random.Random(0), 10**6, lambda after, seat: 0,
+                        annotate=lambda s, moves: [s] * len(moves), walks=6,
+                        choose=lambda s, moves: moves[-1])
+    met: dict = {}
+    for d, _, _, s in recs:
+        met.setdefault(d, s)
+    keys = [_value_key(s) for s in met.values()]
+    assert len(set(keys)) == len(keys) >= 3
+    assert met[0] == st  # the root first
+    for d, s in met.items():
+        got = sorted(v for dd, _, v, _ in recs if dd == d)
+        assert got == sorted(move_values(s).values())
+
+    collect_tree_shard(("casino", 2, 5, tmp_path / "shard_000.npz", 0.0, 10**6, 1.0, True, 3))
+    d = load(tmp_path)
+    assert d["decisions"] >= 4 and d["deal_of"].max() + 1 <= 2
+    assert (np.bincount(d["group"], weights=d["heuristic"]) == 1).all()
