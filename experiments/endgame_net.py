@@ -466,6 +466,64 @@ def write_summary(out: Path) -> None:
     (out / "summary.md").write_text("\n".join(lines) + "\n")
 
 
+def online(variant: str, nets: list[Path], hands: int, seed: int, out: Path) -> list[dict]:
+    """Points lost against exact play per decision on the heuristic's own line: the default
+    heuristic plays both seats (no random moves) and at each last-deal decision with a choice
+    every move is valued exactly; the heuristic's move and each network's are scored, overall
+    and by the cards in the mover's hand. Writes ``OUT/online.csv`` and ``online.md``."""
+    import torch
+    from tqdm.auto import tqdm
+
+    from agents.afterstate import AfterstateNet
+    from agents.endgame import move_values, perfect_information
+    from agents.scripted import HeuristicAgent
+    from casino_env.engine import apply_move, legal_moves, new_game
+    from casino_env.engine.view import PlayerView
+
+    torch.set_num_threads(1)
+    players = {"heuristic": None} | {str(n): AfterstateNet(n) for n in nets}
+    heuristic = HeuristicAgent(seed)
+    lost: dict[str, list] = {k: [] for k in players}
+    cards: list[int] = []
+    for k in tqdm(range(hands), desc="hands"):
+        st = new_game(variant, 2, seed=seed * 100_000 + k)
+        hand = st.hand_points
+        while not st.game_over and st.hand_points is hand:
+            moves = legal_moves(st)
+            view = PlayerView(st, st.current)
+            own = heuristic.choose(view)
+            values = move_values(st, 200_000) if len(moves) > 1 and \
+                perfect_information(view) else None
+            if values is not None:
+                best = max(values.values())
+                for name, net in players.items():
+                    lost[name].append(best - values[own if net is None else
+                                                    net.choose(view, moves)])
+                cards.append(st.hand_masks[st.current].bit_count())
+            st = apply_move(st, own)
+    held = np.array(cards)
+    sizes = sorted(set(cards))
+    rows = [{"player": name, "decisions": len(v), "points_lost": round(float(np.mean(v)), 4),
+             **{f"lost_{c}_cards": round(float(np.array(v)[held == c].mean()), 4)
+                for c in sizes},
+             **{f"decisions_{c}_cards": int((held == c).sum()) for c in sizes}}
+            for name, v in lost.items()]
+    out.mkdir(parents=True, exist_ok=True)
+    with (out / "online.csv").open("w", newline="") as f:
+        w = csv.DictWriter(f, list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    lines = [f"# Points lost per last-deal decision on the heuristic's own line ({variant}, "
+             f"{hands} hands, seed {seed})", "",
+             "| player | decisions | points lost | " + " | ".join(f"with {c} cards"
+                                                         for c in sizes) + " |",
+             "|---|---|---|" + "---|" * len(sizes)]
+    lines += [f"| {r['player']} | {r['decisions']:,} | {r['points_lost']:.3f} | "
+              + " | ".join(f"{r[f'lost_{c}_cards']:.3f}" for c in sizes) + " |" for r in rows]
+    (out / "online.md").write_text("\n".join(lines) + "\n")
+    return rows
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -514,12 +572,20 @@ def main(argv: list[str] | None = None) -> None:
                    help="write the fitted network (an agent's endgame_net=PATH)")
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--out", type=Path, required=True)
+    o = sub.add_parser("online", help="points lost on the heuristic's own last-deal decisions")
+    o.add_argument("--variant", default="casino")
+    o.add_argument("--nets", type=Path, nargs="*", default=[], metavar="PATH")
+    o.add_argument("--hands", type=int, default=300)
+    o.add_argument("--seed", type=int, default=9)
+    o.add_argument("--out", type=Path, required=True)
     a = p.parse_args(argv)
-    if a.command == "collect":
+    if a.command == "online":
+        print(json.dumps(online(a.variant, a.nets, a.hands, a.seed, a.out)))
+    elif a.command == "collect":
         if a.heuristic_scores and not (a.tree or a.walks):
             p.error("--heuristic-scores needs --tree or --walks")
         collect(a.variant, a.hands, a.shards, a.seed, a.workers, a.run, a.tree, a.node_limit,
-                a.tree_bias, a.heuristic_scores)
+                a.tree_bias, a.heuristic_scores, a.walks)
     else:
         print(json.dumps(fit(a.run, a.out, a.variant, a.hidden, a.epochs, a.augment, a.seed,
                               a.residual, a.loss, a.dropout, a.weight_decay, a.ranks, a.extra,

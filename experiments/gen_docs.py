@@ -296,7 +296,9 @@ HEURISTIC_ENDGAME_MATCHES = tuple(
     (preset, "exact solver (endgame=20000)", f"exit/heuristic_endgame_v_heuristic_{preset}")
     for preset in ("casino", "royal", "dominican")) + (
     ("casino", "learned network (endgame_net=tree_net.pt)",
-     "exit/heuristic_endgame_net_v_heuristic_casino"),)
+     "exit/heuristic_endgame_net_v_heuristic_casino"),
+    ("casino", "learned correction of the heuristic's scores, uniform tree positions "
+     "(scores_net.pt)", "exit/heuristic_endgame_scores_net_v_heuristic_casino"),)
 
 
 # Issue 18's generality check: the guided agent (and the shipped search, for reference, on the

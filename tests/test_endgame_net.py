@@ -303,3 +303,28 @@ def test_walks_record_the_decisions_play_meets_once_each(tmp_path) -> None:
     d = load(tmp_path)
     assert d["decisions"] >= 4 and d["deal_of"].max() + 1 <= 2
     assert (np.bincount(d["group"], weights=d["heuristic"]) == 1).all()
+
+
+def test_online_scores_the_heuristic_and_each_network_on_the_same_decisions(tmp_path) -> None:
+    """endgame_net online: every player is scored on the same last-deal decisions of the
+    heuristic's own line, overall and by cards in hand (the overall figure is the
+    decision-weighted mean of those), written as CSV and Markdown."""
+    import csv
+
+    from experiments.endgame_net import online
+
+    net = "experiments/results/exit/endgame_net_casino/tree_net.pt"
+    rows = online("casino", [net], 3, 9, tmp_path)
+    assert [r["player"] for r in rows] == ["heuristic", net]
+    assert rows[0]["decisions"] == rows[1]["decisions"] > 0
+    with (tmp_path / "online.csv").open() as f:
+        kept = list(csv.DictReader(f))
+    assert [r["player"] for r in kept] == ["heuristic", net]
+    assert (tmp_path / "online.md").read_text().count("| heuristic |") == 1
+    for r in rows:
+        lost = {int(k.split("_")[1]): v for k, v in r.items() if k.startswith("lost_")}
+        count = {int(k.split("_")[1]): v for k, v in r.items() if k.startswith("decisions_")}
+        assert set(lost) == set(count) and sum(count.values()) == r["decisions"]
+        assert all(v >= 0 for v in lost.values())
+        mean = sum(lost[c] * count[c] for c in lost) / r["decisions"]
+        assert abs(mean - r["points_lost"]) < 1e-3
