@@ -37,7 +37,15 @@ split, whose held-out decisions stay the measure). ``fit`` options: ``--dropout`
 ``--weight-decay``, ``--ranks`` (per-rank counts of my hand, the loose table and the
 opponent's hand as inputs).
 
-Files: ``RUN/shard_<k>.npz``; in ``OUT``: ``fits.csv`` (a row per fit) and ``summary.md``.
+``collect --heuristic-scores`` ends each row with the default heuristic's score of the move
+and its gap to the decision's best (the network learns a correction to it), keeps the
+heuristic's choices and each decision's deal (a fit then holds out whole deals);
+``collect --walks N`` records the decisions met by N heuristic play-outs of each solved deal
+(the positions play reaches, valued from the tree). ``online`` measures points lost on the
+heuristic's own line (no random moves), the heuristic's and each saved network's.
+
+Files: ``RUN/shard_<k>.npz``; in ``OUT``: ``fits.csv`` (a row per fit) and ``summary.md``;
+``online``: ``online.csv`` and ``online.md``.
 """
 
 from __future__ import annotations
