@@ -74,24 +74,16 @@ def shard_path(run: Path, k: int) -> Path:
     return run / f"shard_{k:03d}.npz"
 
 
-def collect_shard(job: tuple) -> str:
-    """Play ``hands`` hands (see the module text) and save their exact afterstates."""
-    from agents.afterstate import afterstate_row, layout_of
+def _exact_line(variant: str, hands, seed: int, heuristic, rng: random.Random | None = None):
+    """Single hands (numbered by ``hands``, an iterable) played by ``heuristic`` on both seats
+    (with ``rng``: a random move instead with probability EXPLORE): at each last-deal decision
+    with a choice that the solver values, yields (state, moves, view, the heuristic's move,
+    each move's exact value)."""
     from agents.endgame import move_values, perfect_information
-    from agents.scripted import HeuristicAgent
     from casino_env.engine import apply_move, legal_moves, new_game
-    from casino_env.engine.play import play
     from casino_env.engine.view import PlayerView
 
-    variant, hands, seed, dest = job
-    rng = random.Random(seed)
-    heuristic = HeuristicAgent(seed)
-    rules = new_game(variant, 2, seed=0).rules
-    layout = layout_of(rules)
-    width = layout.size + 52
-    xs, ys, groups, picks = [], [], [], []
-    decision = 0
-    for k in range(hands):
+    for k in hands:
         st = new_game(variant, 2, seed=seed * 100_000 + k)
         hand = st.hand_points
         while not st.game_over and st.hand_points is hand:
@@ -101,15 +93,32 @@ def collect_shard(job: tuple) -> str:
             if len(moves) > 1 and perfect_information(view):
                 values = move_values(st, 200_000)
                 if values is not None:
-                    me = st.current
-                    for m in moves:
-                        after = play(st, m, deal_next=False)
-                        xs.append(afterstate_row(layout, after, me).astype(np.float16))
-                        ys.append(values[m])
-                        groups.append(decision)
-                        picks.append(m == own)
-                    decision += 1
-            st = apply_move(st, rng.choice(moves) if rng.random() < EXPLORE else own)
+                    yield st, moves, view, own, values
+            explore = rng is not None and rng.random() < EXPLORE
+            st = apply_move(st, rng.choice(moves) if explore else own)
+
+
+def collect_shard(job: tuple) -> str:
+    """Play ``hands`` hands (see the module text) and save their exact afterstates."""
+    from agents.afterstate import afterstate_row, layout_of
+    from agents.scripted import HeuristicAgent
+    from casino_env.engine import new_game
+    from casino_env.engine.play import play
+
+    variant, hands, seed, dest = job
+    rng = random.Random(seed)
+    heuristic = HeuristicAgent(seed)
+    layout = layout_of(new_game(variant, 2, seed=0).rules)
+    width = layout.size + 52
+    xs, ys, groups, picks = [], [], [], []
+    for decision, (st, moves, _, own, values) in enumerate(
+            _exact_line(variant, range(hands), seed, heuristic, rng)):
+        for m in moves:
+            xs.append(afterstate_row(layout, play(st, m, deal_next=False), st.current)
+                      .astype(np.float16))
+            ys.append(values[m])
+            groups.append(decision)
+            picks.append(m == own)
     return _save_shard(dest, xs, ys, groups, picks, width)
 
 
@@ -165,17 +174,21 @@ def tree_records(st, share: float, rng: random.Random, node_limit: int, encode,
         if budget[0] < 0:
             raise OverflowError
         moves = legal_moves(s)
-        kids = []
-        for m in moves:
-            nxt = play(s, m, deal_next=False)
-            end = nxt.hand_points is not s.hand_points or nxt.game_over
-            kids.append((nxt, lead(nxt, 0) if end else value(nxt)))
+        kids = children(s, moves)
         best = (max if s.rules.side(s.current) == 0 else min)(v for _, v in kids)
         if len(moves) > 1 and rng.random() < share * bias ** (s.hand_masks[s.current]
                                                              .bit_count() - 1):
             record(s, moves, kids)
         memo[k] = best
         return best
+
+    def children(s, moves: list) -> list:  # (afterstate, side 0's lead from it) per move
+        kids = []
+        for m in moves:
+            nxt = play(s, m, deal_next=False)
+            end = nxt.hand_points is not s.hand_points or nxt.game_over
+            kids.append((nxt, lead(nxt, 0) if end else value(nxt)))
+        return kids
 
     def record(s, moves: list, kids: list) -> None:
         sign = 1 if s.rules.side(s.current) == 0 else -1
@@ -194,11 +207,7 @@ def tree_records(st, share: float, rng: random.Random, node_limit: int, encode,
         s = st
         while True:
             moves = legal_moves(s)
-            kids = []
-            for m in moves:
-                nxt = play(s, m, deal_next=False)
-                end = nxt.hand_points is not s.hand_points or nxt.game_over
-                kids.append((nxt, lead(nxt, 0) if end else value(nxt)))
+            kids = children(s, moves)
             k = _value_key(s)
             if len(moves) > 1 and k not in met:
                 met.add(k)
@@ -483,32 +492,19 @@ def online(variant: str, nets: list[Path], hands: int, seed: int, out: Path) -> 
     from tqdm.auto import tqdm
 
     from agents.afterstate import AfterstateNet
-    from agents.endgame import move_values, perfect_information
     from agents.scripted import HeuristicAgent
-    from casino_env.engine import apply_move, legal_moves, new_game
-    from casino_env.engine.view import PlayerView
 
     torch.set_num_threads(1)
     players = {"heuristic": None} | {str(n): AfterstateNet(n) for n in nets}
     heuristic = HeuristicAgent(seed)
     lost: dict[str, list] = {k: [] for k in players}
     cards: list[int] = []
-    for k in tqdm(range(hands), desc="hands"):
-        st = new_game(variant, 2, seed=seed * 100_000 + k)
-        hand = st.hand_points
-        while not st.game_over and st.hand_points is hand:
-            moves = legal_moves(st)
-            view = PlayerView(st, st.current)
-            own = heuristic.choose(view)
-            values = move_values(st, 200_000) if len(moves) > 1 and \
-                perfect_information(view) else None
-            if values is not None:
-                best = max(values.values())
-                for name, net in players.items():
-                    lost[name].append(best - values[own if net is None else
-                                                    net.choose(view, moves)])
-                cards.append(st.hand_masks[st.current].bit_count())
-            st = apply_move(st, own)
+    for st, moves, view, own, values in _exact_line(
+            variant, tqdm(range(hands), desc="hands"), seed, heuristic):
+        best = max(values.values())
+        for name, net in players.items():
+            lost[name].append(best - values[own if net is None else net.choose(view, moves)])
+        cards.append(st.hand_masks[st.current].bit_count())
     held = np.array(cards)
     sizes = sorted(set(cards))
     rows = [{"player": name, "decisions": len(v), "points_lost": round(float(np.mean(v)), 4),
