@@ -37,9 +37,10 @@ split, whose held-out decisions stay the measure). ``fit`` options: ``--dropout`
 ``--weight-decay``, ``--ranks`` (per-rank counts of my hand, the loose table and the
 opponent's hand as inputs).
 
-``collect --heuristic-scores`` ends each row with the default heuristic's score of the move
-and its gap to the decision's best (the network learns a correction to it), keeps the
-heuristic's choices and each decision's deal (a fit then holds out whole deals);
+Tree shards keep each decision's deal, and a fit whose ``--run`` has them holds out whole
+deals (a deal's decisions share its cards). ``collect --heuristic-scores`` ends each row with
+the default heuristic's score of the move and its gap to the decision's best (the network
+learns a correction to it) and keeps the heuristic's choices;
 ``collect --walks N`` records the decisions met by N heuristic play-outs of each solved deal
 (the positions play reaches, valued from the tree). ``online`` measures points lost on the
 heuristic's own line (no random moves), the heuristic's and each saved network's.
@@ -224,7 +225,8 @@ def tree_records(st, share: float, rng: random.Random, node_limit: int, encode,
 def collect_tree_shard(job: tuple) -> str:
     """Like ``collect_shard``, but at each hand's first last-deal decision the whole rest of
     the deal is solved and a share of all its positions with a choice are recorded (far more
-    exact decisions per hand, off the heuristic's own lines too); the hand then ends. With
+    exact decisions per hand, off the heuristic's own lines too), each with its hand as its
+    deal; the hand then ends. With
     ``scores``, each row ends with the heuristic's columns (``heuristic_columns``) and the
     heuristic's choice at each recorded decision is kept (its top-scored move)."""
     from agents.afterstate import afterstate_row, heuristic_columns, layout_of
@@ -269,7 +271,7 @@ def collect_tree_shard(job: tuple) -> str:
             moves = legal_moves(st)
             own = heuristic.choose(view)
             st = apply_move(st, rng.choice(moves) if rng.random() < EXPLORE else own)
-    return _save_shard(dest, xs, ys, groups, picks, width, deals if scores or walks else None)
+    return _save_shard(dest, xs, ys, groups, picks, width, deals)
 
 
 def collect(variant: str, hands: int, shards: int, seed: int, workers: int, run: Path,
