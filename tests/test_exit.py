@@ -63,6 +63,26 @@ def test_move_logits_rank_the_moves_as_the_agent_chooses(run2):
         assert moves[int(np.argmax(z))] == agent.choose(view)
 
 
+def test_the_lean_logits_are_the_masked_distributions_bit_for_bit(run2):
+    """Search reads the move scorer's logits without SB3's three distributions (a third of
+    the guide's cost): they must be the very floats ``get_distribution`` gives."""
+    import torch
+
+    _, out, _ = run2
+    agent = PPOAgent.load(out / "it0" / "model.zip")
+    assert agent._lean
+    for view in views(30, seed=8):
+        moves = view.legal_moves()[:agent.max_moves]
+        obs, mask = agent._enumerate_obs(view, moves)
+        lean = agent.logits(obs, mask)
+        with torch.no_grad():
+            obs_t = {k: torch.as_tensor(obs[k]).unsqueeze(0) for k in agent.obs_keys if k in obs}
+            dist = agent.policy.get_distribution(obs_t, action_masks=mask[None].astype(bool))
+            full = dist.distribution.logits[0].numpy()
+        assert lean.dtype == full.dtype and np.array_equal(lean, full)
+        assert (lean[len(moves):] < -1e7).all()  # the empty slots are masked
+
+
 def test_move_logits_beyond_k_are_minus_infinity(run2):
     _, out, _ = run2
     agent = PPOAgent.load(out / "it0" / "model.zip")  # K = 24
