@@ -65,7 +65,7 @@ HELD_SHARE = 0.1
 EXPLORE = 0.15
 FIELDS = ("variant", "shards", "decisions", "afterstates", "hidden", "epochs", "augment",
           "residual", "loss", "dropout", "weight_decay", "ranks", "heuristic_scores",
-          "extra_decisions",
+          "regret", "regret_temp", "extra_decisions",
           "train_decisions", "held_decisions", "heuristic_lost", "net_lost", "net_train_lost",
           "held_mse", "fit_minutes")
 HEARTS, CLUBS = 1, 3  # suit order in a card id (4 * rank + suit): S, H, D, C
@@ -323,6 +323,21 @@ def points_lost(values: np.ndarray, scores: np.ndarray, groups: np.ndarray) -> f
     return float((best - v[first]).mean())
 
 
+def expected_regret(pred, values, seg, decisions: int, temp: float):
+    """Mean over decisions of the points lost by a move drawn from softmax(pred / temp) over
+    the decision's moves (``seg``: each row's decision): a differentiable stand-in for the
+    points lost by the highest-valued move, which weighs close calls where squared error
+    does not."""
+    import torch
+
+    z = pred / temp
+    top = torch.full((decisions,), -torch.inf).scatter_reduce(0, seg, z.detach(), "amax")
+    e = torch.exp(z - top[seg])
+    p = e / torch.zeros(decisions).index_add(0, seg, e)[seg]
+    best = torch.full((decisions,), -torch.inf).scatter_reduce(0, seg, values, "amax")
+    return (p * (best[seg] - values)).sum() / decisions
+
+
 def suit_swap(variant: str, width: int, planes: list[int]) -> np.ndarray:
     """The column permutation swapping hearts and clubs in every card plane; SystemExit if
     the two suits do not score alike in ``variant``."""
@@ -347,7 +362,8 @@ def suit_swap(variant: str, width: int, planes: list[int]) -> np.ndarray:
 def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: bool,
         seed: int, residual: bool = True, loss_kind: str = "value", dropout: float = 0.0,
         weight_decay: float = 0.0, ranks: bool = False, extra: Path | list | None = None,
-        save: Path | None = None, use_scores: bool = True) -> dict:
+        save: Path | None = None, use_scores: bool = True, regret: float = 0.0,
+        regret_temp: float = 0.5) -> dict:
     import torch
     from tqdm.auto import tqdm
 
@@ -396,6 +412,7 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
     net = value_net(x.shape[1], hidden, dropout)
     opt = torch.optim.AdamW(net.parameters(), 1e-3, weight_decay=weight_decay)
     xt, yt = torch.as_tensor(x), torch.as_tensor(target)
+    vt = torch.as_tensor(y, dtype=torch.float32)  # exact values: what a choice loses
     t0 = time.perf_counter()
     # whole decisions per batch: the "centered" loss compares each move's value with the
     # mean of its decision's moves (only the differences between moves choose one)
@@ -421,6 +438,9 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
                 loss = (((pb - pm[seg]) - (tb - tm[seg])) ** 2).mean()
             else:
                 loss = ((pb - tb) ** 2).mean()
+            if regret:
+                loss = loss + regret * expected_regret(pb + (vt[rows] - tb), vt[rows], seg,
+                                                       len(dec), regret_temp)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -438,7 +458,7 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
            "afterstates": len(y), "hidden": hidden, "epochs": epochs, "augment": augment,
            "residual": residual, "loss": loss_kind, "dropout": dropout,
            "weight_decay": weight_decay, "ranks": ranks, "heuristic_scores": scores,
-           "extra_decisions": extra_decisions,
+           "regret": regret, "regret_temp": regret_temp, "extra_decisions": extra_decisions,
            "train_decisions": int((~held_decision).sum()),
            "held_decisions": int(held_decision.sum()),
            "heuristic_lost": round(points_lost(y[held_idx], d["heuristic"][held_idx]
@@ -453,7 +473,8 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
     if path.exists():  # rows of fits made before a column existed get its default
         with path.open() as f:
             rows = [{"dropout": 0.0, "weight_decay": 0.0, "ranks": False, "extra_decisions": 0,
-                     "heuristic_scores": False, **r} for r in csv.DictReader(f)]
+                     "heuristic_scores": False, "regret": 0.0, "regret_temp": 0.5, **r}
+                    for r in csv.DictReader(f)]
     with path.open("w", newline="") as f:
         w = csv.DictWriter(f, FIELDS)
         w.writeheader()
@@ -574,6 +595,10 @@ def main(argv: list[str] | None = None) -> None:
                    help="another run's shards (e.g. collect --tree), all of them for training")
     f.add_argument("--no-heuristic-scores", dest="use_scores", action="store_false",
                    help="leave out the heuristic's columns of rows that have them")
+    f.add_argument("--regret", type=float, default=0.0, metavar="W",
+                   help="add W x the expected points lost by a softmax choice (default 0)")
+    f.add_argument("--regret-temp", type=float, default=0.5, metavar="T",
+                   help="the softmax's temperature in points (default 0.5)")
     f.add_argument("--save", type=Path, default=None, metavar="PATH",
                    help="write the fitted network (an agent's endgame_net=PATH)")
     f.add_argument("--seed", type=int, default=0)
@@ -595,7 +620,7 @@ def main(argv: list[str] | None = None) -> None:
     else:
         print(json.dumps(fit(a.run, a.out, a.variant, a.hidden, a.epochs, a.augment, a.seed,
                               a.residual, a.loss, a.dropout, a.weight_decay, a.ranks, a.extra,
-                              a.save, a.use_scores)))
+                              a.save, a.use_scores, a.regret, a.regret_temp)))
 
 
 if __name__ == "__main__":

@@ -86,6 +86,30 @@ def test_a_fit_is_reproducible_and_writes_its_row(tmp_path) -> None:
         kept = list(csv.DictReader(f))
     assert [r["loss"] for r in kept] == ["centered", "value"]
     assert [r["weight_decay"] for r in kept] == ["0.0", "0.01"]
+    # with the regret term: its weight and temperature are recorded in the row
+    fourth = fit(run, tmp_path / "out0", "casino", 16, 1, True, 0, True, "centered",
+                 regret=5.0, regret_temp=0.25)
+    assert fourth["regret"] == 5.0 and fourth["regret_temp"] == 0.25
+    with (tmp_path / "out0" / "fits.csv").open() as f:
+        assert [r["regret"] for r in csv.DictReader(f)] == ["0.0", "0.0", "5.0"]
+
+
+def test_expected_regret_is_the_points_a_softmax_choice_loses() -> None:
+    import torch
+
+    from experiments.endgame_net import expected_regret
+
+    seg = torch.tensor([0, 0, 1, 1, 1])
+    values = torch.tensor([1.0, 3.0, 0.0, 2.0, -1.0])  # best: 3 and 2
+    flat = expected_regret(torch.zeros(5), values, seg, 2, 1.0)
+    assert flat.item() == pytest.approx((2 / 2 + 5 / 3) / 2)  # uniform over each decision
+    sure = expected_regret(10 * values, values, seg, 2, 0.1)  # the best, all but surely
+    assert sure.item() == pytest.approx(0.0, abs=1e-6)
+    wrong = expected_regret(-10 * values, values, seg, 2, 0.1)  # the worst: loses 2 and 3
+    assert wrong.item() == pytest.approx(2.5, abs=1e-6)
+    pred = torch.zeros(5, requires_grad=True)
+    expected_regret(pred, values, seg, 2, 1.0).backward()
+    assert pred.grad[1] < 0 < pred.grad[0]  # raising the best move lowers the regret
 
 
 def test_rank_counts_sum_each_plane_over_suits() -> None:
