@@ -483,21 +483,29 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
     return row
 
 
+def _regret_cell(row: dict) -> str:
+    weight = float(row.get("regret") or 0)
+    return f"{weight:g} (T {float(row.get('regret_temp') or 0.5):g})" if weight else "0"
+
+
 def write_summary(out: Path) -> None:
     with (out / "fits.csv").open() as f:
         rows = list(csv.DictReader(f))
     lines = ["# An afterstate value network on the exact last deal (issue 18)", "",
-             "Held-out decisions (10%, whole decisions): points a move loses against exact "
-             "play, the network's (the afterstate it values highest) and the heuristic's.", "",
+             "Held-out decisions (10%, of whole deals where the shards record them): points "
+             "a move loses against exact play, the network's (the afterstate it values "
+             "highest) and the heuristic's. Regret: the weight and temperature of the "
+             "expected-points-lost term (`--regret`; 0: squared error alone).", "",
              "| variant | decisions (afterstates) | hidden | epochs | augment | residual | loss "
-             "| dropout | weight decay | rank counts | heuristic scores | extra decisions "
-             "| heuristic lost | network lost | network lost in training | held-out MSE "
-             "| fit min |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| regret | dropout | weight decay | rank counts | heuristic scores "
+             "| extra decisions | heuristic lost | network lost | network lost in training "
+             "| held-out MSE | fit min |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['variant']} | {int(r['decisions']):,} ({int(r['afterstates']):,}) "
                      f"| {r['hidden']} | {r['epochs']} | {r['augment']} | {r['residual']} "
-                     f"| {r['loss']} | {r['dropout']} | {r['weight_decay']} | {r['ranks']} "
+                     f"| {r['loss']} | {_regret_cell(r)} | {r['dropout']} "
+                     f"| {r['weight_decay']} | {r['ranks']} "
                      f"| {r.get('heuristic_scores') or False} "
                      f"| {int(r['extra_decisions']):,} "
                      f"| {r['heuristic_lost']} "

@@ -316,18 +316,22 @@ GENERALITY_MATCHES = tuple(
 
 
 def match_table(matches: tuple, opponent: str | None, root: str = "../",
-                label: str = "guide") -> str:
+                label: str = "guide", ratio: bool = False) -> str:
     """One row per ``experiments.long_match`` summary in ``experiments/results/<folder>``
     (``matches``: (preset, label or None, folder) against ``opponent``, or with ``opponent``
     None (preset, label, opponent, folder)): hands won and points a hand with 95% intervals,
-    each side's thinking seconds a hand; a ``label`` column when a match names one; links
-    relative to ``root`` (the page's way up to the repository)."""
+    each side's thinking seconds a hand (``ratio``: and the agent's thinking time over the
+    opponent's, with its interval over deals); a ``label`` column when a match names one;
+    links relative to ``root`` (the page's way up to the repository)."""
+    from experiments.long_match import think_ratio_text
+
     per_row = opponent is None
     guides = any(m[1] is not None for m in matches)
     against = "opponent" if per_row else opponent
     cols = ["preset"] + ([label] if guides else []) + (["opponent"] if per_row else []) + [
         "hands", f"won v {against} [95% CI]", "points/hand [95% CI]",
-        f"thinking s/hand (agent, {against})", "results"]
+        f"thinking s/hand (agent, {against})"] + (
+        [f"agent's time / {against}'s [95% CI]"] if ratio else []) + ["results"]
     out = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for m in matches:
         preset, guide, folder = m[0], m[1], m[-1]
@@ -340,7 +344,7 @@ def match_table(matches: tuple, opponent: str | None, root: str = "../",
             f"{r['hands']:,}",
             f"{100 * r['win_rate']:.1f}% [{100 * r['lo']:.1f}, {100 * r['hi']:.1f}]",
             f"{r['diff_per_hand']:+.2f} [{r['diff_lo']:+.2f}, {r['diff_hi']:+.2f}]",
-            f"{t[0]:.2f}, {t[1]:.2f}",
+            f"{t[0]:.2f}, {t[1]:.2f}"] + ([think_ratio_text(r)] if ratio else []) + [
             f"[summary]({root}experiments/results/{folder}/summary.md)"]
         out.append("| " + " | ".join(cells) + " |")
     if len(out) == 2:
@@ -350,7 +354,7 @@ def match_table(matches: tuple, opponent: str | None, root: str = "../",
 
 def endgame_match_table(root: str = "../") -> str:
     """``search:endgame`` (alone or guided by a network) against the search agent."""
-    return match_table(ENDGAME_MATCHES, "search", root)
+    return match_table(ENDGAME_MATCHES, "search", root, ratio=True)
 
 
 def heuristic_endgame_table() -> str:

@@ -64,7 +64,7 @@ def load_chunks(path: Path) -> dict[int, list[dict]]:
 def summarize(settings: dict, chunks: dict[int, list[dict]]) -> dict:
     """The pair summary of the games of ``chunks`` (first agent over second)."""
     from agents.tournament import GameRecord, MatchResult
-    from experiments.stats import summarize_pair
+    from experiments.stats import bootstrap_ratio_interval, summarize_pair
 
     a, b = settings["agents"]
     labels = [a, b] if a != b else [f"{a}#0", f"{b}#1"]
@@ -78,11 +78,26 @@ def summarize(settings: dict, chunks: dict[int, list[dict]]) -> dict:
             g["points"] = [tuple(p) for p in g["points"]]
             res.records.append(GameRecord(**g))
     s = summarize_pair(res)
+    # the first agent's thinking time over the second's, with an interval over deals
+    think: dict[int, list[float]] = {}
+    for g in res.records:
+        t = think.setdefault(g.deal, [0.0, 0.0])
+        t[0] += g.decision_seconds[0]
+        t[1] += g.decision_seconds[1]
+    ratio = bootstrap_ratio_interval([t[0] for t in think.values()],
+                                     [t[1] for t in think.values()])
     return {"agent": a, "opponent": b, "variant": settings["variant"],
             "chunks_done": len(chunks), "chunks": settings["hands"] // settings["chunk"],
             "hands": s.hands, "deals": s.deals, "win_rate": s.win_rate, "lo": s.win_lo,
             "hi": s.win_hi, "diff_per_hand": s.diff_per_hand, "diff_lo": s.diff_lo,
-            "diff_hi": s.diff_hi, "think_seconds_per_hand": [s.think_a, s.think_b]}
+            "diff_hi": s.diff_hi, "think_seconds_per_hand": [s.think_a, s.think_b],
+            "think_ratio": list(ratio)}
+
+
+def think_ratio_text(summary: dict) -> str:
+    """"1.009 [1.002, 1.016]", or "–" for a summary written before the ratio was kept."""
+    r = summary.get("think_ratio")
+    return f"{r[0]:.3f} [{r[1]:.3f}, {r[2]:.3f}]" if r else "–"
 
 
 def write_summary(out: Path, summary: dict) -> None:
@@ -93,11 +108,13 @@ def write_summary(out: Path, summary: dict) -> None:
     md = [f"# {s['agent']} v {s['opponent']}, {s['variant']}{done}", "",
           "Single hands on duplicate deals (each deal from both seats); hands won count draws "
           "as half, 95% interval over deals; points per hand: bootstrap interval over deals.",
-          "", "| hands | won [95% CI] | points/hand [95% CI] | think s/hand (first, second) |",
-          "|---|---|---|---|",
+          "", "| hands | won [95% CI] | points/hand [95% CI] | think s/hand (first, second) "
+          "| first's thinking time / second's [95% CI] |",
+          "|---|---|---|---|---|",
           f"| {s['hands']:,} | {s['win_rate']:.1%} [{s['lo']:.1%}, {s['hi']:.1%}] | "
           f"{s['diff_per_hand']:+.2f} [{s['diff_lo']:+.2f}, {s['diff_hi']:+.2f}] | "
-          f"{s['think_seconds_per_hand'][0]:.2f}, {s['think_seconds_per_hand'][1]:.2f} |"]
+          f"{s['think_seconds_per_hand'][0]:.2f}, {s['think_seconds_per_hand'][1]:.2f} | "
+          f"{think_ratio_text(s)} |"]
     (out / "summary.md").write_text("\n".join(md) + "\n")
 
 

@@ -165,3 +165,14 @@ def test_match_table_rows_name_their_own_opponent(tmp_path, monkeypatch):
                         "[summary](../experiments/results/a/summary.md) |")
     assert len(lines) == 3
     assert gd.match_table(rows[1:], None) == "_No match yet._"
+    # with the thinking-time ratio: "–" where the summary predates it
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "summary.json").write_text(json.dumps({
+        "hands": 1200, "win_rate": 0.5625, "lo": 0.54, "hi": 0.585, "diff_per_hand": 0.5,
+        "diff_lo": 0.25, "diff_hi": 0.75, "think_seconds_per_hand": [3.0, 2.9],
+        "think_ratio": [1.0345, 1.01, 1.06]}))
+    lines = gd.match_table((("casino", None, "a"), ("casino", None, "b")), "search",
+                           ratio=True).splitlines()
+    assert lines[0].endswith("| thinking s/hand (agent, search) | agent's time / search's "
+                             "[95% CI] | results |")
+    assert "| 3.00, 0.05 | – |" in lines[2] and "| 3.00, 2.90 | 1.034 [1.010, 1.060] |" in lines[3]

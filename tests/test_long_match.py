@@ -32,6 +32,13 @@ def test_a_match_in_chunks_is_summarized_and_repeats(tmp_path):
     assert s["win_rate"] == pytest.approx(won / 12)
     assert json.loads((tmp_path / "a" / "summary.json").read_text())["hands"] == 12
     assert "| 12 |" in (tmp_path / "a" / "summary.md").read_text()
+    # the first agent's thinking time over the second's: the ratio of their sums, its
+    # interval around it
+    think = [sum(g["decision_seconds"][i] for g in games) for i in (0, 1)]
+    r, lo, hi = s["think_ratio"]
+    assert r == pytest.approx(think[0] / think[1]) and lo <= r <= hi
+    assert f"{r:.3f} [{lo:.3f}, {hi:.3f}]" in (tmp_path / "a" / "summary.md").read_text()
+    assert lm.think_ratio_text({}) == "–"  # a summary from before the ratio was kept
     lm.run(dict(SETTINGS), tmp_path / "b", workers=2, progress=False)
     assert _outcomes(tmp_path / "a" / "chunks.jsonl") == _outcomes(tmp_path / "b" / "chunks.jsonl")
 
