@@ -65,7 +65,7 @@ HELD_SHARE = 0.1
 EXPLORE = 0.15
 FIELDS = ("variant", "shards", "decisions", "afterstates", "hidden", "epochs", "augment",
           "residual", "loss", "dropout", "weight_decay", "ranks", "heuristic_scores",
-          "regret", "regret_temp", "extra_decisions",
+          "regret", "regret_temp", "card_weights", "extra_decisions",
           "train_decisions", "held_decisions", "heuristic_lost", "net_lost", "net_train_lost",
           "held_mse", "fit_minutes")
 HEARTS, CLUBS = 1, 3  # suit order in a card id (4 * rank + suit): S, H, D, C
@@ -323,6 +323,18 @@ def points_lost(values: np.ndarray, scores: np.ndarray, groups: np.ndarray) -> f
     return float((best - v[first]).mean())
 
 
+def cards_in_hand(x: np.ndarray) -> np.ndarray:
+    """The cards in the mover's hand at each row's decision: the afterstate's hand plane (the
+    layout's first 52 columns) plus the card just played."""
+    return x[:, :52].sum(axis=1).round().astype(np.int64) + 1
+
+
+def by_cards(cards: np.ndarray, weights: list[float]) -> np.ndarray:
+    """Each decision's weight in the loss: ``weights[c - 1]`` with ``c`` cards in hand (the
+    last weight for more cards than it lists)."""
+    return np.asarray(weights, np.float32)[np.minimum(cards, len(weights)) - 1]
+
+
 def expected_regret(pred, values, seg, decisions: int, temp: float):
     """Mean over decisions of the points lost by a move drawn from softmax(pred / temp) over
     the decision's moves (``seg``: each row's decision): a differentiable stand-in for the
@@ -363,7 +375,7 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
         seed: int, residual: bool = True, loss_kind: str = "value", dropout: float = 0.0,
         weight_decay: float = 0.0, ranks: bool = False, extra: Path | list | None = None,
         save: Path | None = None, use_scores: bool = True, regret: float = 0.0,
-        regret_temp: float = 0.5) -> dict:
+        regret_temp: float = 0.5, card_weights: list[float] | None = None) -> dict:
     import torch
     from tqdm.auto import tqdm
 
@@ -396,6 +408,13 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
                          f"the held-out share ({HELD_SHARE:.0%}); collect more hands")
     x, y, g = d["x"], d["y"], d["group"]
     rules = new_game(variant, 2, seed=0).rules
+    if card_weights and (min(card_weights) < 0 or not max(card_weights) > 0):
+        raise SystemExit(f"error: --card-weights must be >= 0 and not all 0, got "
+                         f"{card_weights}")
+    if card_weights and layout_of(rules).segments[0][:3] != ("hand", 0, 52):
+        raise SystemExit(f"error: --card-weights: {variant}'s afterstates do not begin with "
+                         "the mover's hand (a 52-card plane)")
+    held_cards = cards_in_hand(x)
     # rows of collect --heuristic-scores end with the heuristic's two columns
     scores = x.shape[1] == layout_of(rules).size + 54
     if scores and not use_scores:  # the same decisions, without the heuristic's columns
@@ -419,6 +438,7 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
     starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
     counts = np.diff(np.r_[starts, len(g)])
     train_dec = np.flatnonzero(~held_decision[g[starts]])
+    cw = None if not card_weights else by_cards(held_cards[starts], card_weights)
     for _ in tqdm(range(epochs), desc="fit"):
         rng.shuffle(train_dec)
         for j in range(0, len(train_dec), 128):
@@ -435,9 +455,14 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
                 nt = torch.as_tensor(n, dtype=torch.float32)
                 pm = torch.zeros(len(dec)).index_add(0, seg, pb) / nt
                 tm = torch.zeros(len(dec)).index_add(0, seg, tb) / nt
-                loss = (((pb - pm[seg]) - (tb - tm[seg])) ** 2).mean()
+                err = ((pb - pm[seg]) - (tb - tm[seg])) ** 2
             else:
-                loss = ((pb - tb) ** 2).mean()
+                err = (pb - tb) ** 2
+            if cw is None:
+                loss = err.mean()
+            else:  # each row weighted by its decision's weight
+                wr = torch.as_tensor(cw[dec])[seg]
+                loss = (err * wr).sum() / wr.sum()
             if regret:
                 loss = loss + regret * expected_regret(pb + (vt[rows] - tb), vt[rows], seg,
                                                        len(dec), regret_temp)
@@ -458,7 +483,9 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
            "afterstates": len(y), "hidden": hidden, "epochs": epochs, "augment": augment,
            "residual": residual, "loss": loss_kind, "dropout": dropout,
            "weight_decay": weight_decay, "ranks": ranks, "heuristic_scores": scores,
-           "regret": regret, "regret_temp": regret_temp, "extra_decisions": extra_decisions,
+           "regret": regret, "regret_temp": regret_temp,
+           "card_weights": " ".join(f"{w:g}" for w in card_weights or ()),
+           "extra_decisions": extra_decisions,
            "train_decisions": int((~held_decision).sum()),
            "held_decisions": int(held_decision.sum()),
            "heuristic_lost": round(points_lost(y[held_idx], d["heuristic"][held_idx]
@@ -473,7 +500,8 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
     if path.exists():  # rows of fits made before a column existed get its default
         with path.open() as f:
             rows = [{"dropout": 0.0, "weight_decay": 0.0, "ranks": False, "extra_decisions": 0,
-                     "heuristic_scores": False, "regret": 0.0, "regret_temp": 0.5, **r}
+                     "heuristic_scores": False, "regret": 0.0, "regret_temp": 0.5,
+                     "card_weights": "", **r}
                     for r in csv.DictReader(f)]
     with path.open("w", newline="") as f:
         w = csv.DictWriter(f, FIELDS)
@@ -495,16 +523,18 @@ def write_summary(out: Path) -> None:
              "Held-out decisions (10%, of whole deals where the shards record them): points "
              "a move loses against exact play, the network's (the afterstate it values "
              "highest) and the heuristic's. Regret: the weight and temperature of the "
-             "expected-points-lost term (`--regret`; 0: squared error alone).", "",
+             "expected-points-lost term (`--regret`; 0: squared error alone); card weights: "
+             "a decision's weight with 1, 2, ... cards in hand (`--card-weights`).", "",
              "| variant | decisions (afterstates) | hidden | epochs | augment | residual | loss "
-             "| regret | dropout | weight decay | rank counts | heuristic scores "
+             "| regret | card weights | dropout | weight decay | rank counts | heuristic scores "
              "| extra decisions | heuristic lost | network lost | network lost in training "
              "| held-out MSE | fit min |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['variant']} | {int(r['decisions']):,} ({int(r['afterstates']):,}) "
                      f"| {r['hidden']} | {r['epochs']} | {r['augment']} | {r['residual']} "
-                     f"| {r['loss']} | {_regret_cell(r)} | {r['dropout']} "
+                     f"| {r['loss']} | {_regret_cell(r)} | {r.get('card_weights') or '–'} "
+                     f"| {r['dropout']} "
                      f"| {r['weight_decay']} | {r['ranks']} "
                      f"| {r.get('heuristic_scores') or False} "
                      f"| {int(r['extra_decisions']):,} "
@@ -607,6 +637,9 @@ def main(argv: list[str] | None = None) -> None:
                    help="add W x the expected points lost by a softmax choice (default 0)")
     f.add_argument("--regret-temp", type=float, default=0.5, metavar="T",
                    help="the softmax's temperature in points (default 0.5)")
+    f.add_argument("--card-weights", type=float, nargs="+", default=None, metavar="W",
+                   help="each decision's weight in the loss by the cards in hand: W for 1 "
+                        "card, 2 cards, ... (the last for more; default: all alike)")
     f.add_argument("--save", type=Path, default=None, metavar="PATH",
                    help="write the fitted network (an agent's endgame_net=PATH)")
     f.add_argument("--seed", type=int, default=0)
@@ -628,7 +661,8 @@ def main(argv: list[str] | None = None) -> None:
     else:
         print(json.dumps(fit(a.run, a.out, a.variant, a.hidden, a.epochs, a.augment, a.seed,
                               a.residual, a.loss, a.dropout, a.weight_decay, a.ranks, a.extra,
-                              a.save, a.use_scores, a.regret, a.regret_temp)))
+                              a.save, a.use_scores, a.regret, a.regret_temp,
+                              a.card_weights)))
 
 
 if __name__ == "__main__":

@@ -352,3 +352,23 @@ def test_online_scores_the_heuristic_and_each_network_on_the_same_decisions(tmp_
         assert all(v >= 0 for v in lost.values())
         mean = sum(lost[c] * count[c] for c in lost) / r["decisions"]
         assert abs(mean - r["points_lost"]) < 1e-3
+
+
+def test_card_weights_go_by_the_cards_in_hand_at_each_decision(tmp_path) -> None:
+    from experiments.endgame_net import by_cards, cards_in_hand, fit
+
+    assert by_cards(np.array([1, 2, 3, 4, 5]), [1, 1, 2, 3]).tolist() == [1, 1, 2, 3, 3]
+    run = tmp_path / "run"
+    run.mkdir()
+    collect_shard(("casino", 6, 3, run / "shard_000.npz"))
+    d = np.load(run / "shard_000.npz")
+    held = cards_in_hand(d["x"])
+    assert set(held) <= {1, 2, 3, 4} and len(set(held)) > 1  # the last deal: 4 cards at most
+    for g in np.unique(d["group"]):  # a decision's moves leave the same number in hand
+        assert len(set(held[d["group"] == g])) == 1
+    row = fit(run, tmp_path / "out", "casino", 16, 1, True, 0, True, "centered",
+              card_weights=[1, 1, 2, 4])
+    assert row["card_weights"] == "1 1 2 4" and row["net_lost"] >= 0
+    with pytest.raises(SystemExit, match="card-weights"):
+        fit(run, tmp_path / "out", "casino", 16, 1, True, 0, True, "centered",
+            card_weights=[1, -1])
