@@ -23,6 +23,7 @@ from casino_env.engine import Move, Rules, State, new_game
 from casino_env.engine.play import play
 from casino_env.engine.view import PlayerView
 
+from .base import check_number
 from .endgame import perfect_information
 
 
@@ -94,11 +95,25 @@ def _scorer():  # -> HeuristicAgent (imported late: agents.scripted imports this
     return HeuristicAgent(0)
 
 
-def heuristic_columns(st: State, moves: list[Move]) -> np.ndarray:
+def heuristic_columns(st: State, moves: list[Move], scores: list[float] | None = None
+                      ) -> np.ndarray:
     """Per move, the default heuristic's score of it from the mover's view and its gap to the
-    decision's best score (both /10): a hand-written evaluation the network can correct."""
-    s = np.asarray(_scorer().scores(PlayerView(st, st.current), moves), np.float32)
+    decision's best score (both /10): a hand-written evaluation the network can correct
+    (``scores``: the heuristic's scores of ``moves``, if already known)."""
+    if scores is None:
+        scores = _scorer().scores(PlayerView(st, st.current), moves)
+    s = np.asarray(scores, np.float32)
     return np.stack([s / 10, (s - s.max()) / 10], axis=1)
+
+
+def heuristic_pick(scores: list[float]) -> int:
+    """The index of the move the heuristic plays given its scores (the first best, as
+    ``HeuristicAgent.choose`` picks it)."""
+    best = 0
+    for i, s in enumerate(scores):
+        if s > scores[best] + 1e-9:
+            best = i
+    return best
 
 
 def value_net(width: int, hidden: int, dropout: float = 0.0):  # -> torch.nn.Module
@@ -123,8 +138,12 @@ def save_net(path: Path, net, meta: dict) -> None:
 class AfterstateNet:
     """A saved afterstate value network (``save_net``), ready to value a view's moves."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, margin: float = 0.0) -> None:
         import torch
+
+        # depart from the heuristic's move only for an afterstate valued at least this many
+        # points above the heuristic's (0: always play the best-valued one)
+        self.margin = check_number("endgame_margin", margin, 0.0)
 
         torch.set_num_threads(1)
         p = Path(path)
@@ -145,15 +164,17 @@ class AfterstateNet:
         self.rules = new_game(meta["variant"], 2, seed=0).rules
         self.layout = layout_of(self.rules)
 
-    def values(self, st: State, moves: list[Move]) -> np.ndarray:
-        """The predicted hand point difference for the mover after each of ``moves``."""
+    def values(self, st: State, moves: list[Move], scores: list[float] | None = None
+               ) -> np.ndarray:
+        """The predicted hand point difference for the mover after each of ``moves``
+        (``scores``: the heuristic's scores of them, if already known)."""
         import torch
 
         me = st.current
         x = np.stack([afterstate_row(self.layout, play(st, m, deal_next=False), me)
                       for m in moves])
         if self.meta.get("heuristic_scores"):
-            x = np.hstack([x, heuristic_columns(st, moves)])
+            x = np.hstack([x, heuristic_columns(st, moves, scores)])
         inputs, base = net_inputs(self.rules, x, self.meta["residual"], self.meta["ranks"])
         with torch.no_grad():
             out = self.net(torch.from_numpy(inputs)).squeeze(-1).numpy()
@@ -167,9 +188,14 @@ class AfterstateNet:
                              f"this game's rules differ")
         if len(moves) < 2 or not perfect_information(view):
             return None
-        v = self.values(view.determinize(random.Random(0)), moves)
-        return moves[int(np.argmax(v))]
+        st = view.determinize(random.Random(0))
+        if not self.margin:
+            return moves[int(np.argmax(self.values(st, moves)))]
+        scores = _scorer().scores(PlayerView(st, st.current), moves)
+        v = self.values(st, moves, scores)
+        best, own = int(np.argmax(v)), heuristic_pick(scores)
+        return moves[best if v[best] - v[own] >= self.margin else own]
 
 
-__all__ = ["AfterstateNet", "afterstate_row", "heuristic_columns", "net_inputs", "rank_counts",
-           "save_net", "static_leads", "value_net"]
+__all__ = ["AfterstateNet", "afterstate_row", "heuristic_columns", "heuristic_pick",
+           "net_inputs", "rank_counts", "save_net", "static_leads", "value_net"]

@@ -645,12 +645,17 @@ class PPOAgent(Agent):
 
 
 def load_ppo(path: str, seed: int | None = None, deterministic: bool = True,
-             endgame_net: str | None = None) -> PPOAgent:
+             endgame_net: str | None = None, endgame_margin: float | None = None) -> PPOAgent:
     """Loader for ``make_agent("ppo:<path>")`` (``deterministic=False`` samples;
-    ``endgame_net=PATH``: an afterstate value network plays the two-player last deal)."""
+    ``endgame_net=PATH``: an afterstate value network plays the two-player last deal;
+    ``endgame_margin``: it departs from the default heuristic's move only for a move it values
+    at least this many points higher)."""
+    if endgame_margin is not None and endgame_net is None:
+        raise ValueError("endgame_margin: a margin for an endgame_net's departures from the "
+                         "heuristic, so it needs endgame_net")
     agent = PPOAgent.load(path, seed=seed, deterministic=deterministic)
     if endgame_net is not None:
-        agent.endgame_net = AfterstateNet(endgame_net)
+        agent.endgame_net = AfterstateNet(endgame_net, endgame_margin or 0.0)
         if agent.endgame_net.rules != agent.rules:
             raise ValueError(f"this policy was trained on {describe_rules(agent.rules)}, "
                              f"endgame_net {endgame_net} was fitted on "

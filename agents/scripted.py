@@ -16,7 +16,7 @@ from casino_env.engine.moves import Items, distinct
 from casino_env.engine.scoring import sweep_scores
 from casino_env.engine.view import PlayerView
 
-from .afterstate import AfterstateNet
+from .afterstate import AfterstateNet, heuristic_pick
 from .base import Agent, check_int, check_number
 from .endgame import solve_view
 from .valuation import (
@@ -116,19 +116,26 @@ class HeuristicAgent(Agent):
     hand), play the exact minimax move (``agents.endgame``) if it takes at most this many
     positions (default 0: never) -- a reference for what exact last-deal play is worth.
     ``endgame_net``: the path of an afterstate value network (``agents.afterstate``) to play
-    there instead, learned rather than searched. ``scores`` (the evaluation other agents read
+    there instead, learned rather than searched; ``endgame_margin``: the network departs from
+    the default heuristic's move only for a move it values at least this many points higher
+    (default 0: it plays its best-valued move). ``scores`` (the evaluation other agents read
     as hints and priors) is unchanged by either.
     """
 
     name = "heuristic"
     # the weights one by one, or all of them as ``params``; and the exact last deal
-    options = WEIGHTS + ("params", "endgame", "endgame_net")
+    options = WEIGHTS + ("params", "endgame", "endgame_net", "endgame_margin")
 
     def __init__(self, seed: int | None = None, params: HeuristicParams | None = None,
-                 endgame: int = 0, endgame_net: str | None = None, **kw: float) -> None:
+                 endgame: int = 0, endgame_net: str | None = None,
+                 endgame_margin: float | None = None, **kw: float) -> None:
         super().__init__(seed)
         self.endgame = check_int("endgame", endgame, 0)
-        self.endgame_net = None if endgame_net is None else AfterstateNet(endgame_net)
+        if endgame_margin is not None and endgame_net is None:
+            raise ValueError("endgame_margin: a margin for an endgame_net's departures from "
+                             "the heuristic, so it needs endgame_net")
+        self.endgame_net = None if endgame_net is None else \
+            AfterstateNet(endgame_net, endgame_margin or 0.0)
         unknown = [k for k in kw if k not in WEIGHTS]
         if unknown:
             raise TypeError(f"HeuristicAgent() got an unexpected keyword argument {unknown[0]!r}")
@@ -151,12 +158,7 @@ class HeuristicAgent(Agent):
             learned = self.endgame_net.choose(view, moves)
             if learned is not None:
                 return learned
-        scores = self.scores(view, moves)
-        best = 0
-        for i, s in enumerate(scores):
-            if s > scores[best] + 1e-9:
-                best = i
-        return moves[best]
+        return moves[heuristic_pick(self.scores(view, moves))]
 
     def scores(self, view: PlayerView, moves: list[Move]) -> list[float]:
         """The evaluation of each move (higher is better)."""

@@ -104,3 +104,31 @@ def test_the_committed_tree_network_plays_legal_last_deal_moves() -> None:
         v = agent.endgame_net.values(st, moves)
         assert len(v) == len(moves) and all(abs(x) < 30 for x in v)
         assert agent.choose(PlayerView(st, st.current)) == moves[int(v.argmax())]
+
+
+def test_a_margin_keeps_the_heuristics_move_unless_the_network_rates_its_own_higher() -> None:
+    """``endgame_margin``: the network departs from the heuristic's move only for a move it
+    values at least that many points above it."""
+    path = "experiments/results/exit/endgame_net_casino_walks/walks_tree_net.pt"
+    heuristic = make_agent("heuristic", seed=0)
+    departures = 0
+    for seed in range(12):
+        st = _last_deal(seed)
+        view, moves = PlayerView(st, st.current), legal_moves(st)
+        if len(moves) < 2:
+            continue
+        v = AfterstateNet(path).values(st, moves)
+        best, own = moves[int(v.argmax())], heuristic.choose(view)
+        gap = float(v.max() - v[moves.index(own)])
+        departures += best != own
+        for margin in (0.5, 1.0, 50.0):
+            agent = make_agent(f"heuristic:endgame_net={path},endgame_margin={margin}", seed=0)
+            assert agent.choose(view) == (best if gap >= margin else own)
+        assert make_agent(f"heuristic:endgame_net={path}", seed=0).choose(view) == best
+    assert departures  # the states include decisions where the network departs
+    with pytest.raises(ValueError, match="endgame_margin: .* needs endgame_net"):
+        make_agent("heuristic:endgame_margin=1")
+    with pytest.raises(ValueError, match="endgame_margin"):
+        make_agent(f"heuristic:endgame_net={path},endgame_margin=-1")
+    with pytest.raises(ValueError, match="endgame_margin: .* needs endgame_net"):
+        make_agent(f"ppo:{MODEL},endgame_margin=1")
