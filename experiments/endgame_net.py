@@ -544,11 +544,13 @@ def write_summary(out: Path) -> None:
     (out / "summary.md").write_text("\n".join(lines) + "\n")
 
 
-def online(variant: str, nets: list[Path], hands: int, seed: int, out: Path) -> list[dict]:
+def online(variant: str, nets: list[Path], hands: int, seed: int, out: Path,
+           margins: list[float] | None = None) -> list[dict]:
     """Points lost against exact play per decision on the heuristic's own line: the default
     heuristic plays both seats (no random moves) and at each last-deal decision with a choice
     every move is valued exactly; the heuristic's move and each network's are scored, overall
-    and by the cards in the mover's hand. Writes ``OUT/online.csv`` and ``online.md``."""
+    and by the cards in the mover's hand (``margins``: each network at each
+    ``endgame_margin`` as well). Writes ``OUT/online.csv`` and ``online.md``."""
     import torch
     from tqdm.auto import tqdm
 
@@ -556,7 +558,9 @@ def online(variant: str, nets: list[Path], hands: int, seed: int, out: Path) -> 
     from agents.scripted import HeuristicAgent
 
     torch.set_num_threads(1)
-    players = {"heuristic": None} | {str(n): AfterstateNet(n) for n in nets}
+    players = {"heuristic": None} | {
+        str(n) + (f" (margin {m:g})" if m else ""): AfterstateNet(n, m)
+        for n in nets for m in (margins or [0.0])}
     heuristic = HeuristicAgent(seed)
     lost: dict[str, list] = {k: [] for k in players}
     cards: list[int] = []
@@ -649,10 +653,12 @@ def main(argv: list[str] | None = None) -> None:
     o.add_argument("--nets", type=Path, nargs="*", default=[], metavar="PATH")
     o.add_argument("--hands", type=int, default=300)
     o.add_argument("--seed", type=int, default=9)
+    o.add_argument("--margins", type=float, nargs="+", default=None, metavar="M",
+                   help="also each network at each endgame_margin M (0: none)")
     o.add_argument("--out", type=Path, required=True)
     a = p.parse_args(argv)
     if a.command == "online":
-        print(json.dumps(online(a.variant, a.nets, a.hands, a.seed, a.out)))
+        print(json.dumps(online(a.variant, a.nets, a.hands, a.seed, a.out, a.margins)))
     elif a.command == "collect":
         if a.heuristic_scores and not (a.tree or a.walks):
             p.error("--heuristic-scores needs --tree or --walks")

@@ -352,6 +352,10 @@ def test_online_scores_the_heuristic_and_each_network_on_the_same_decisions(tmp_
         assert all(v >= 0 for v in lost.values())
         mean = sum(lost[c] * count[c] for c in lost) / r["decisions"]
         assert abs(mean - r["points_lost"]) < 1e-3
+    # with margins: each network at each; a margin beyond any gap plays the heuristic's moves
+    rows = online("casino", [net], 3, 9, tmp_path, margins=[0, 1000])
+    assert [r["player"] for r in rows] == ["heuristic", net, f"{net} (margin 1000)"]
+    assert rows[2]["points_lost"] == rows[0]["points_lost"]
 
 
 def test_card_weights_go_by_the_cards_in_hand_at_each_decision(tmp_path) -> None:
