@@ -302,7 +302,11 @@ HEURISTIC_ENDGAME_MATCHES = tuple(
     ("casino", "learned correction of the heuristic's scores, play-out and tree positions "
      "(walks_tree_net.pt)", "exit/heuristic_endgame_walks_net_v_heuristic_casino"),
     ("casino", "the same network, departing from the heuristic's move only for 1 point or more "
-     "(endgame_margin=1.0)", "exit/heuristic_endgame_walks_net_m1_v_heuristic_casino"),)
+     "(endgame_margin=1.0)", "exit/heuristic_endgame_walks_net_m1_v_heuristic_casino"),
+    ("casino", "learned correction, 3.7x the play-out positions (walks3_tree_net.pt)",
+     "exit/heuristic_endgame_walks3_net_v_heuristic_casino"),
+    ("casino", "the same network with endgame_margin=1.0",
+     "exit/heuristic_endgame_walks3_net_m1_v_heuristic_casino"),)
 
 
 # Issue 18's generality check: the guided agent (and the shipped search, for reference, on the
