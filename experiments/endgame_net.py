@@ -43,7 +43,9 @@ the default heuristic's score of the move and its gap to the decision's best (th
 learns a correction to it) and keeps the heuristic's choices;
 ``collect --walks N`` records the decisions met by N heuristic play-outs of each solved deal
 (the positions play reaches, valued from the tree). ``online`` measures points lost on the
-heuristic's own line (no random moves), the heuristic's and each saved network's.
+heuristic's own line (no random moves), the heuristic's and each saved network's (``--margins``:
+each also at each ``endgame_margin``). ``fit --regret W`` adds W times the points a softmax
+choice loses; ``fit --card-weights`` weighs decisions by the cards in hand.
 
 Files: ``RUN/shard_<k>.npz``; in ``OUT``: ``fits.csv`` (a row per fit) and ``summary.md``;
 ``online``: ``online.csv`` and ``online.md``.
@@ -408,13 +410,16 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
                          f"the held-out share ({HELD_SHARE:.0%}); collect more hands")
     x, y, g = d["x"], d["y"], d["group"]
     rules = new_game(variant, 2, seed=0).rules
+    if regret < 0 or (regret and not regret_temp > 0):
+        raise SystemExit(f"error: --regret must be >= 0 and --regret-temp > 0, got "
+                         f"{regret} and {regret_temp}")
     if card_weights and (min(card_weights) < 0 or not max(card_weights) > 0):
         raise SystemExit(f"error: --card-weights must be >= 0 and not all 0, got "
                          f"{card_weights}")
     if card_weights and layout_of(rules).segments[0][:3] != ("hand", 0, 52):
         raise SystemExit(f"error: --card-weights: {variant}'s afterstates do not begin with "
                          "the mover's hand (a 52-card plane)")
-    held_cards = cards_in_hand(x)
+    held_cards = cards_in_hand(x) if card_weights else None  # before any column is added
     # rows of collect --heuristic-scores end with the heuristic's two columns
     scores = x.shape[1] == layout_of(rules).size + 54
     if scores and not use_scores:  # the same decisions, without the heuristic's columns

@@ -376,3 +376,6 @@ def test_card_weights_go_by_the_cards_in_hand_at_each_decision(tmp_path) -> None
     with pytest.raises(SystemExit, match="card-weights"):
         fit(run, tmp_path / "out", "casino", 16, 1, True, 0, True, "centered",
             card_weights=[1, -1])
+    with pytest.raises(SystemExit, match="--regret-temp > 0"):
+        fit(run, tmp_path / "out", "casino", 16, 1, True, 0, True, "centered", regret=1,
+            regret_temp=0)
