@@ -436,7 +436,8 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
     net = value_net(x.shape[1], hidden, dropout)
     opt = torch.optim.AdamW(net.parameters(), 1e-3, weight_decay=weight_decay)
     xt, yt = torch.as_tensor(x), torch.as_tensor(target)
-    vt = torch.as_tensor(y, dtype=torch.float32)  # exact values: what a choice loses
+    # exact values, what a choice loses (the regret term only)
+    vt = torch.as_tensor(y, dtype=torch.float32) if regret else None
     t0 = time.perf_counter()
     # whole decisions per batch: the "centered" loss compares each move's value with the
     # mean of its decision's moves (only the differences between moves choose one)
