@@ -109,8 +109,8 @@ def markdown(summaries: Sequence[PairSummary], rating_rows: Sequence[dict], meta
         " bootstrap over deals). Wilson: interval over single games, for reference.",
         "",
         "| variant | A v B | games | A wins | win rate A [95% CI] | Wilson | "
-        "points/hand A-B [95% CI] | s/hand A | s/hand B |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "points/hand A-B [95% CI] | s/hand A | s/hand B | time A/B [95% CI] |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for s in summaries:
         lines.append(
@@ -118,7 +118,8 @@ def markdown(summaries: Sequence[PairSummary], rating_rows: Sequence[dict], meta
             f"{s.win_rate:.1%} [{s.win_lo:.1%}, {s.win_hi:.1%}] | "
             f"[{s.wilson_lo:.1%}, {s.wilson_hi:.1%}] | "
             f"{s.diff_per_hand:+.2f} [{s.diff_lo:+.2f}, {s.diff_hi:+.2f}] | "
-            f"{s.think_a:.3f} | {s.think_b:.3f} |")
+            f"{s.think_a:.3f} | {s.think_b:.3f} | {s.think_ratio:.3f} "
+            f"[{s.think_ratio_lo:.3f}, {s.think_ratio_hi:.3f}] |")
     if rating_rows:
         lines += ["", "## Ratings (all games above)", "",
                   "| agent | system | mu | sigma | ordinal | games |", "|---|---|---|---|---|---|"]

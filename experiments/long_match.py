@@ -64,7 +64,7 @@ def load_chunks(path: Path) -> dict[int, list[dict]]:
 def summarize(settings: dict, chunks: dict[int, list[dict]]) -> dict:
     """The pair summary of the games of ``chunks`` (first agent over second)."""
     from agents.tournament import GameRecord, MatchResult
-    from experiments.stats import bootstrap_ratio_interval, summarize_pair
+    from experiments.stats import summarize_pair
 
     a, b = settings["agents"]
     labels = [a, b] if a != b else [f"{a}#0", f"{b}#1"]
@@ -78,20 +78,12 @@ def summarize(settings: dict, chunks: dict[int, list[dict]]) -> dict:
             g["points"] = [tuple(p) for p in g["points"]]
             res.records.append(GameRecord(**g))
     s = summarize_pair(res)
-    # the first agent's thinking time over the second's, with an interval over deals
-    think: dict[int, list[float]] = {}
-    for g in res.records:
-        t = think.setdefault(g.deal, [0.0, 0.0])
-        t[0] += g.decision_seconds[0]
-        t[1] += g.decision_seconds[1]
-    ratio = bootstrap_ratio_interval([t[0] for t in think.values()],
-                                     [t[1] for t in think.values()])
     return {"agent": a, "opponent": b, "variant": settings["variant"],
             "chunks_done": len(chunks), "chunks": settings["hands"] // settings["chunk"],
             "hands": s.hands, "deals": s.deals, "win_rate": s.win_rate, "lo": s.win_lo,
             "hi": s.win_hi, "diff_per_hand": s.diff_per_hand, "diff_lo": s.diff_lo,
             "diff_hi": s.diff_hi, "think_seconds_per_hand": [s.think_a, s.think_b],
-            "think_ratio": list(ratio)}
+            "think_ratio": [s.think_ratio, s.think_ratio_lo, s.think_ratio_hi]}
 
 
 def think_ratio_text(summary: dict) -> str:

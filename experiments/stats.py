@@ -103,6 +103,9 @@ class PairSummary:
     seconds: float
     think_a: float  # thinking seconds per hand, agent a
     think_b: float
+    think_ratio: float  # a's thinking seconds over b's (nan when b never thought)
+    think_ratio_lo: float  # 95% interval, bootstrap over deals
+    think_ratio_hi: float
 
     def row(self) -> dict:
         return asdict(self)
@@ -119,12 +122,13 @@ def summarize_pair(res: MatchResult, a: int = 0, b: int = 1, conf: float = 0.95,
     for g in res.records:
         by_deal.setdefault(g.deal, []).append(g)
     deal_scores, deal_diff, deal_hands, deal_means = [], [], [], []
+    deal_think_a, deal_think_b = [], []
     wins = losses = draws = hands = 0
-    think_a = think_b = 0.0
     for games in by_deal.values():
         s = 0.0
         d = 0.0
         h = 0
+        ta = tb = 0.0
         for g in games:
             if g.winner == a:
                 wins += 1
@@ -136,8 +140,10 @@ def summarize_pair(res: MatchResult, a: int = 0, b: int = 1, conf: float = 0.95,
                 losses += 1
             d += sign * sum(p[a] - p[b] for p in g.points)
             h += g.hands
-            think_a += g.decision_seconds[a]
-            think_b += g.decision_seconds[b]
+            ta += g.decision_seconds[a]
+            tb += g.decision_seconds[b]
+        deal_think_a.append(ta)
+        deal_think_b.append(tb)
         deal_scores.append(s / len(games))
         deal_diff.append(d)
         deal_hands.append(h)
@@ -149,11 +155,15 @@ def summarize_pair(res: MatchResult, a: int = 0, b: int = 1, conf: float = 0.95,
     wl, wh = wilson_interval(wins + 0.5 * draws, games_n, conf)
     ratio, dlo, dhi = bootstrap_ratio_interval(deal_diff, deal_hands, conf, n_boot)
     pm, plo, phi = t_interval(deal_means, conf)
+    think_a, think_b = sum(deal_think_a), sum(deal_think_b)
+    # (does a think longer than b? issue 18's time condition; the deal is the unit again)
+    tr, trlo, trhi = bootstrap_ratio_interval(deal_think_a, deal_think_b, conf, n_boot)
     return PairSummary(
         res.variant, res.mode, res.labels[a], res.labels[b], len(by_deal), games_n, hands,
         wins, losses, draws, (wins + 0.5 * draws) / games_n if games_n else math.nan,
         max(0.0, lo), min(1.0, hi), wl, wh, ratio, dlo, dhi, pm, plo, phi, res.seconds,
-        think_a / hands if hands else math.nan, think_b / hands if hands else math.nan)
+        think_a / hands if hands else math.nan, think_b / hands if hands else math.nan,
+        tr, trlo, trhi)
 
 
 # -- ratings ------------------------------------------------------------------------------

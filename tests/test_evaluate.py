@@ -124,6 +124,8 @@ def test_markdown_without_ratings() -> None:
     s = summarize_pair(_match([_record(0, 0, 0, [(6, 5)]), _record(0, 1, 0, [(6, 5)])]))
     text = markdown([s], [], {"seed": 0, "mode": "game", "seconds": 1.0, "machine": "x"})
     assert "| casino | a v b | 2 | 2 |" in text
+    # equal thinking on both sides: time A/B 1 with a zero-width interval
+    assert "| 0.005 | 0.005 | 1.000 [1.000, 1.000] |\n" in text
 
 
 def test_error_bars_are_distances_and_never_negative():
@@ -170,3 +172,25 @@ def test_agents_that_cannot_share_the_seats_are_a_usage_error(capsys) -> None:
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert "3 agents cannot share 2 seats evenly" in err and "Traceback" not in err
+
+
+def test_think_ratio_over_deals() -> None:
+    """Issue 18's time condition in every pair summary: a's thinking seconds over b's, the
+    sums' ratio with a bootstrap interval over deals (constant per-deal ratio: zero width)."""
+    from dataclasses import replace
+
+    recs = []
+    for d in range(10):
+        for rot in (0, 1):
+            recs.append(replace(_record(d, rot, rot, [(6, 5)]),
+                                decision_seconds=(0.2 * (1 + d), 0.1 * (1 + d))))
+    s = summarize_pair(_match(recs))
+    assert (s.think_ratio, s.think_ratio_lo, s.think_ratio_hi) == pytest.approx((2, 2, 2))
+    # b thinks 1 s more on deal 0 only: the ratio of the sums, an interval around it
+    recs[0] = replace(recs[0], decision_seconds=(0.2, 1.1))
+    s = summarize_pair(_match(recs))
+    total_a = sum(r.decision_seconds[0] for r in recs)
+    total_b = sum(r.decision_seconds[1] for r in recs)
+    assert s.think_ratio == pytest.approx(total_a / total_b)
+    assert s.think_ratio_lo < s.think_ratio < s.think_ratio_hi <= 2
+    assert s.think_a == pytest.approx(total_a / s.hands)
