@@ -146,6 +146,12 @@ def sim_rules(rules: Rules, policy: str = "cards") -> SimRules:
     return SimRules(rules, policy)
 
 
+def clear_caches() -> None:
+    """Forget every memoised position (greedy moves, packings): the next rollout starts cold.
+    For benchmarks, where an agent would otherwise reuse another's positions."""
+    sim_rules.cache_clear()
+
+
 def _best_pack(vals: tuple, ids: tuple, v: int, lone: bool, cw: tuple) -> tuple[float, int]:
     """(weight, card mask) of the heaviest collection of loose cards splitting into sets of v."""
     gs = _groups(vals, v, lone)

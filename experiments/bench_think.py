@@ -8,9 +8,12 @@ guided search may use no more time per decision than the search it plays).
 The decisions are those of single two-player hands played by the heuristic on both seats
 (every decision with a choice; seeded, so the same for every agent and run). At each one every
 agent chooses once, in an order that alternates from decision to decision, so a slower or
-busier stretch of the machine weighs on all of them alike. Each agent's row gives its mean
-milliseconds per decision and its time relative to the first agent's (the reference), with a
-95% interval by a paired bootstrap over decisions (scipy). A match's thinking times
+busier stretch of the machine weighs on all of them alike. Each choice starts with the rollout
+simulator's memoised positions forgotten (``agents.fastsim.clear_caches``): agents of one seed
+draw the same determinizations, and the second to play them would otherwise find the first's
+rollout positions memoised (about 3 times faster on casino decisions). Each agent's row gives
+its mean milliseconds per decision and its time relative to the first agent's (the reference),
+with a 95% interval by a paired bootstrap over decisions (scipy). A match's thinking times
 (``experiments.long_match``) come from cores shared with the other side and any other job;
 this isolates the agents' own cost. Writes ``think.csv``, ``think.md`` and ``think.json``.
 """
@@ -55,6 +58,7 @@ def think(variant: str, specs: list[str], hands: int, seed: int,
     from tqdm.auto import tqdm
 
     from agents import make_agent
+    from agents.fastsim import clear_caches
 
     torch.set_num_threads(1)
     agents = [make_agent(s, seed=seed) for s in specs]
@@ -66,6 +70,7 @@ def think(variant: str, specs: list[str], hands: int, seed: int,
     for i, view in enumerate(tqdm(views, desc="decisions", disable=not progress)):
         order = range(len(agents)) if i % 2 == 0 else reversed(range(len(agents)))
         for j in order:
+            clear_caches()  # each agent's rollouts start cold (see the module text)
             t0 = time.perf_counter()
             agents[j].choose(view)
             secs[i, j] = time.perf_counter() - t0

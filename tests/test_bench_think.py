@@ -37,3 +37,22 @@ def test_each_agent_times_every_decision_against_the_first(tmp_path) -> None:
 def test_no_hands_is_refused_by_name() -> None:
     with pytest.raises(SystemExit):
         bench_think.main(["--agents", "greedy", "--hands", "0", "--out", "unused"])
+
+
+def test_every_choice_starts_with_the_simulators_caches_empty(monkeypatch) -> None:
+    """Agents of one seed draw the same determinizations: without clearing, the second to
+    choose would reuse the first's memoised rollout positions."""
+    from agents import fastsim
+    from casino_env.engine.rules import make_rules
+
+    calls = []
+    monkeypatch.setattr(fastsim, "clear_caches", lambda: calls.append(1))
+    rows, secs = bench_think.think("casino", ["greedy", "heuristic"], 1, 5, progress=False)
+    assert len(calls) == secs.size  # once before every timed choice
+    # and clearing gives a fresh simulator with nothing memoised
+    monkeypatch.undo()
+    sr = fastsim.sim_rules(make_rules("casino"), "builder")
+    sr.steps[(1, 2)] = None
+    fastsim.clear_caches()
+    fresh = fastsim.sim_rules(make_rules("casino"), "builder")
+    assert fresh is not sr and fresh.steps == {} and fresh.packs == {}
