@@ -297,7 +297,7 @@ ENDGAME_MATCHES = (
 )
 # The README's rows: the solver alone and the guided agents within the search's time.
 README_ENDGAME_MATCHES = tuple(m for m in ENDGAME_MATCHES
-                               if m[1] is None or "380" in m[2])
+                               if m[1] is None or m[2].startswith("exit/guided380_"))
 
 
 # heuristic:endgame=20000 against the heuristic: what exact last-deal play alone is worth.
