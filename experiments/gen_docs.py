@@ -331,6 +331,15 @@ GENERALITY_MATCHES = tuple(
                        ("search (shipped)", "search")))
 
 
+# What the guide network adds, head to head: the guided agent against the same search and solver
+# without a guide, at the same rollout budget, on the same deals.
+GUIDE_VALUE_MATCHES = (
+    ("casino", "guided search + exact endgame (refit network), 100 rollouts",
+     "`search:endgame=20000,simulations=100` (no guide)",
+     "exit/guide_value/guided100_v_endgame100_casino"),
+)
+
+
 def match_table(matches: tuple, opponent: str | None, root: str = "../",
                 label: str = "guide", ratio: bool = False) -> str:
     """One row per ``experiments.long_match`` summary in ``experiments/results/<folder>``
@@ -381,6 +390,11 @@ def heuristic_endgame_table() -> str:
 def generality_table() -> str:
     """The guided agent and the shipped search against opponents nobody trained with."""
     return match_table(GENERALITY_MATCHES, None, label="agent")
+
+
+def guide_value_table() -> str:
+    """The guided agent against the unguided one at one budget (docs/expert_iteration.md)."""
+    return match_table(GUIDE_VALUE_MATCHES, None, label="agent", ratio=True)
 
 
 def endgame_net_table() -> str:
@@ -438,7 +452,8 @@ BLOCKS = {
     "docs/expert_iteration.md": {"endgame_match": endgame_match_table,
                                  "heuristic_endgame": heuristic_endgame_table,
                                  "endgame_net": endgame_net_table,
-                                 "generality": generality_table},
+                                 "generality": generality_table,
+                                 "guide_value": guide_value_table},
 }
 
 
