@@ -309,13 +309,16 @@ def _best_build(sr: SimRules, hand: int, loose: int, builds: list, owned
     return best
 
 
-def simulate(st: State, side: int, game_bonus: float, fallback, policy: str = "cards"
-             ) -> float:
+def simulate(st: State, side: int, game_bonus: float, fallback, policy: str = "cards",
+             tail=None) -> float:
     """Play the rest of the hand of ``st`` greedily for every seat and return what ``side``
     gains minus the best other side (points), +/- ``game_bonus`` if the hand ends the game.
 
     ``fallback(state) -> float`` evaluates ``st`` with engine rollouts instead; it is used
-    when the greedy move would be a build (an owner with no capture), which is rare."""
+    when the greedy move would be a build (an owner with no capture), which is rare.
+    ``tail(loose, piles, sweeps, last_side, leader_side) -> float``, if given, ends the
+    rollout at the first deal boundary (every hand empty, no build, cards left to deal) and
+    returns its value there instead of dealing on (``agents.tail_value``)."""
     r = st.rules
     sr = sim_rules(r, policy)
     n = sr.players
@@ -343,6 +346,9 @@ def simulate(st: State, side: int, game_bonus: float, fallback, policy: str = "c
             if nxt is None:
                 if not stock:
                     break
+                if tail is not None and not builds:
+                    return tail(loose, piles, sweeps, None if last is None else sides[last],
+                                sides[(dealer + 1) % n])
                 hs = sr.hand_size
                 per = hs if len(stock) >= hs * n else len(stock) // n
                 pos = 0

@@ -31,6 +31,7 @@ from .base import Agent, check_bool, check_choice, check_int, check_number
 from .endgame import solve_view
 from .fastsim import POLICIES, simulate, supported
 from .scripted import HeuristicAgent, greedy_choice
+from .tail_value import TailValue, tail_supported
 from .valuation import Weights, static_weights
 
 
@@ -128,6 +129,22 @@ def _load_guide(path: object, temperature: float | None) -> Guide:
     return Guide(agent, check_number("guide_temperature", temperature, 0.0))
 
 
+def _load_tail(path: object, agent: SearchAgent) -> TailValue:
+    """The ``tail`` option: a boundary value network, with the options it excludes refused
+    (ValueError naming them)."""
+    if not isinstance(path, str) or not path:
+        raise ValueError(f"tail must be the path of a boundary value network, got {path!r}")
+    for name in ("game_bonus", "hand_bonus", "horizon"):
+        if getattr(agent, name):
+            raise ValueError(f"tail: a boundary value is the hand's point difference alone, "
+                             f"so it cannot be combined with {name}")
+    tv = TailValue(path)
+    if not tail_supported(tv.rules):
+        raise ValueError(f"tail {path}: boundary values need two sides of one seat each "
+                         f"({tv.meta['variant']} is not such a preset)")
+    return tv
+
+
 class SearchAgent(Agent):
     """Information-set Monte Carlo search (determinization + fast rollouts to hand end).
 
@@ -156,7 +173,12 @@ class SearchAgent(Agent):
     ``experiments.exit``). ``endgame``: where the view determines the whole state (two
     sides, an empty stock, at most one other hand unseen: the last deal of a two-player
     hand), play the exact minimax move (``agents.endgame``) if it takes at most this many
-    positions, else search as usual (default 0: never). Each option is checked here
+    positions, else search as usual (default 0: never). ``tail``: the path of a boundary
+    value network (``agents.tail_value``, fitted on this preset): each rollout stops at the
+    first deal boundary and takes its value there, so a rollout costs a round instead of the
+    rest of the hand and the later rounds' luck is averaged out (fast rollouts of two-sided
+    presets only; not with ``game_bonus``, ``hand_bonus`` or ``horizon``). Each option is
+    checked here
     (ValueError naming it): ints >= 1
     (``horizon`` >= 0),
     numbers >= 0, ``epsilon`` in [0, 1]."""
@@ -169,7 +191,7 @@ class SearchAgent(Agent):
                  prior: float | None = None, margin: float | None = None,
                  hand_bonus: float = 0.0, guide: str | None = None,
                  guide_temperature: float | None = None, horizon: int | None = None,
-                 endgame: int = 0) -> None:
+                 endgame: int = 0, tail: str | None = None) -> None:
         super().__init__(seed)
         # Checked here, not at the first decision: a bad option is refused where it is given.
         self.hand_bonus = check_number("hand_bonus", hand_bonus, 0.0)
@@ -192,6 +214,7 @@ class SearchAgent(Agent):
                 raise ValueError("guide_temperature: scales a guide's logits, so it needs "
                                  "guide (the path of an enumerate-mode model)")
         self.guide = None if guide is None else _load_guide(guide, guide_temperature)
+        self.tail = None if tail is None else _load_tail(tail, self)
         # The last decision's searched moves with their final scores (rollout mean plus the
         # prior term; a forced move or a lone candidate scores 0): what behaviour cloning
         # can distil as soft targets (``experiments.bc``).
@@ -231,6 +254,18 @@ class SearchAgent(Agent):
             HORIZON_DEFAULTS.get(rules.variant, 0)
         horizon = horizon or None  # 0: to the hand's end
         fast = self.fast and supported(rules) and not self.epsilon and horizon is None
+        tail = None
+        if self.tail is not None:
+            self.tail.check(rules)
+            if not fast:
+                raise ValueError(f"tail: needs the fast rollouts, which {rules.variant} with "
+                                 "these options cannot use")
+            pending: list[tuple] = []  # boundaries reached, valued in one batch per round
+
+            def tail(loose, piles, sweeps, last_side, leader_side) -> float:
+                pending.append((loose, piles[0], piles[1], sweeps[0], sweeps[1],
+                                -1 if last_side is None else last_side, leader_side))
+                return 0.0
         bonus = self.game_bonus
         hand_bonus = self.hand_bonus
         dets: list[tuple[State, int]] = []
@@ -249,8 +284,15 @@ class SearchAgent(Agent):
 
             if st.hand_points is not det.hand_points or st.game_over:
                 v = hand_result(det, st, side, bonus)
+            elif tail is not None and len(st.stock_ids) < len(det.stock_ids) and \
+                    not st.builds:  # the move ended a round: value the boundary it passed
+                last = st.last_capturer
+                v = tail(st.loose_mask, st.pile_masks, st.sweeps,
+                         None if last is None else rules.side(last),
+                         rules.side((st.dealer + 1) % rules.players))
             else:
-                v = simulate(st, side, bonus, engine, self.policy) if fast else engine(st)
+                v = simulate(st, side, bonus, engine, self.policy, tail) if fast else \
+                    engine(st)
             return v + hand_bonus * ((v > 0) - (v < 0)) if hand_bonus else v
 
         # Successive halving: every round spends an equal share of the budget on the live
@@ -267,6 +309,9 @@ class SearchAgent(Agent):
                 for det, seed in dets[done[j]:]:
                     totals[j] += value(j, det, seed)
                 done[j] = len(dets)
+                if tail is not None and pending:
+                    totals[j] += float(self.tail.batch(pending, side).sum())
+                    pending.clear()
             alive.sort(key=lambda j: (-(totals[j] / done[j] + weight * pri[j]), j))
             if rnd < rounds - 1:
                 keep = max(2, (len(alive) + 1) // 2)

@@ -1,0 +1,364 @@
+"""A learned value of deal boundaries to cut search rollouts short (issue 18, value lane).
+
+    python -m experiments.tail_value collect --variant casino --hands 500 --shards 20 \\
+        --run runs/tail_value/casino
+    python -m experiments.tail_value fit --run runs/tail_value/casino \\
+        --save experiments/results/exit/tail_value_casino/tail.npz \\
+        --out experiments/results/exit/tail_value_casino
+    python -m experiments.tail_value regret --variant casino --decisions 300 \\
+        --agents search search:tail=PATH,simulations=800 --out DIR
+
+1. **collect** — two-player single hands, each seat played by the heuristic or the greedy
+   agent (drawn per hand) with 10% random moves. At every deal boundary inside a hand (a new
+   round just dealt) the boundary is recorded and labelled with the mean of ``--rollouts``
+   rollouts of the search's policy (``agents.fastsim``, "builder") from it, each on a fresh
+   shuffle of the unseen cards (the new hands and the stock): the hand's point difference for
+   side 0. Shards of ``--hands`` hands, written as they finish (a rerun skips those on disk).
+2. **fit** — an MLP (``agents.tail_value``: card locations and a few counts in, two hidden
+   layers) regresses those means from both sides' views (side 1's value is the negation);
+   the last 10% of shards are held out. ``fits.csv`` gets the held-out error next to two
+   references: predicting the training mean, and the labels' own noise (the variance of a
+   mean of ``--rollouts``), which no fit can beat.
+3. **regret** — does the value make search better per unit of time? Decisions of
+   heuristic-against-heuristic play (before the last deal, with a choice) are valued by an
+   *oracle*: each of the search's candidates played on ``--oracle`` shared determinizations
+   with full rollouts. Each agent then chooses, timed (the simulator's caches cleared first),
+   and loses the oracle's value of its move below the oracle's best: ``regret.csv`` per
+   decision, ``regret.md`` per agent (mean points lost with a bootstrap interval, seconds
+   a decision).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import random
+import time
+from pathlib import Path
+
+import numpy as np
+
+from agents.fastsim import clear_caches, simulate
+from agents.scripted import GreedyAgent, HeuristicAgent
+from agents.search import hand_result, rollout
+from agents.tail_value import TailValue, boundary_inputs, save_tail, tail_supported
+from agents.valuation import static_weights
+from casino_env.engine import State, new_game
+from casino_env.engine.cards import bit_list
+from casino_env.engine.moves import generate
+from casino_env.engine.play import play
+from casino_env.engine.view import PlayerView
+
+COLUMNS = ("loose", "pile0", "pile1", "sweeps0", "sweeps1", "last_side", "leader", "mean", "sd")
+
+
+def label(st: State, rollouts: int, rng: random.Random) -> tuple[float, float]:
+    """Mean and standard deviation, over ``rollouts`` fresh shuffles of the unseen cards (the
+    hands just dealt and the stock), of side 0's hand point difference under fast rollouts."""
+    r = st.rules
+    w = static_weights(r)
+    hs = [h.bit_count() for h in st.hand_masks]
+    pool = [c for h in st.hand_masks for c in bit_list(h)] + list(st.stock_ids)
+    out = []
+    for _ in range(rollouts):
+        rng.shuffle(pool)
+        s = st._copy()
+        hands, pos = [], 0
+        for k in hs:
+            m = 0
+            for c in pool[pos:pos + k]:
+                m |= 1 << c
+            hands.append(m)
+            pos += k
+        s.hand_masks = tuple(hands)
+        s.stock_ids = tuple(pool[pos:])
+        seed = rng.getrandbits(32)
+
+        def engine(x: State, start: State = s, seed: int = seed) -> float:
+            return hand_result(start, rollout(x, w, random.Random(seed)), 0, 0.0)
+
+        out.append(simulate(s, 0, 0.0, engine, "builder"))
+    a = np.asarray(out, np.float64)
+    return float(a.mean()), float(a.std())
+
+
+def boundaries(variant: str, seed: int, rng: random.Random, epsilon: float = 0.1):
+    """The deal boundaries of one single hand of mixed heuristic/greedy play: each state just
+    after a round is dealt inside the hand."""
+    st = new_game(variant, 2, seed=seed)
+    agents = [HeuristicAgent(seed) if rng.random() < 0.5 else GreedyAgent(seed)
+              for _ in range(2)]
+    hp = st.hand_points
+    while st.hand_points is hp and not st.game_over:
+        moves = generate(st)
+        if len(moves) > 1 and rng.random() < epsilon:
+            m = moves[rng.randrange(len(moves))]
+        else:
+            m = agents[st.current].choose(PlayerView(st, st.current))
+        nxt = play(st, m)
+        if nxt.hand_points is hp and not nxt.game_over and \
+                len(nxt.stock_ids) < len(st.stock_ids) and not nxt.builds:
+            yield nxt
+        st = nxt
+
+
+def boundary_record(st: State) -> list[float]:
+    """A boundary's columns (``COLUMNS`` but the label)."""
+    r = st.rules
+    last = None if st.last_capturer is None else r.side(st.last_capturer)
+    return [st.loose_mask, st.pile_masks[0], st.pile_masks[1], st.sweeps[0], st.sweeps[1],
+            -1 if last is None else last, r.side((st.dealer + 1) % r.players)]
+
+
+def collect(variant: str, hands: int, shards: int, seed: int, rollouts: int, run: Path) -> None:
+    from tqdm.auto import tqdm
+
+    rules = new_game(variant, 2, seed=0).rules
+    if not tail_supported(rules):
+        raise SystemExit(f"tail_value: {variant} is not a two-sided preset without pile "
+                         "order or earned wins")
+    run.mkdir(parents=True, exist_ok=True)
+    (run / "collect.json").write_text(json.dumps(
+        {"variant": variant, "hands": hands, "seed": seed, "rollouts": rollouts}, indent=1))
+    for k in range(shards):
+        path = run / f"shard_{k}.npz"
+        if path.exists():
+            continue
+        rng = random.Random(seed * 1_000_003 + k)
+        rows = []
+        for i in tqdm(range(hands), desc=f"shard {k + 1}/{shards}"):
+            for st in boundaries(variant, seed * 1_000_003 + k * hands + i, rng):
+                rows.append(boundary_record(st) + list(label(st, rollouts, rng)))
+        masks = np.array([r[:3] for r in rows], np.uint64)
+        rest = np.array([r[3:] for r in rows], np.float64)
+        tmp = path.with_suffix(".tmp.npz")
+        np.savez(tmp, masks=masks, rest=rest, rollouts=rollouts)
+        tmp.rename(path)
+
+
+def load(run: Path) -> tuple[list[np.ndarray], list[np.ndarray], int]:
+    """Each shard's masks and other columns, in shard order, and the rollouts per label."""
+    files = sorted(run.glob("shard_*.npz"), key=lambda p: int(p.stem.split("_")[1]))
+    if not files:
+        raise SystemExit(f"tail_value: no shards in {run} (run collect first)")
+    masks, rest, k = [], [], 0
+    for f in files:
+        with np.load(f) as z:
+            masks.append(z["masks"])
+            rest.append(z["rest"])
+            k = int(z["rollouts"])
+    return masks, rest, k
+
+
+def features(masks: np.ndarray, rest: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Inputs and targets of every boundary from both sides' views (side 1's target is the
+    negation of side 0's)."""
+    n = len(masks)
+    both_m = np.concatenate([masks, masks])
+    both_o = np.concatenate([rest[:, :4], rest[:, :4]])
+    side = np.repeat([0, 1], n)
+    x = boundary_inputs(both_m, both_o, side)
+    y = np.concatenate([rest[:, 4], -rest[:, 4]]).astype(np.float32)
+    return x, y
+
+
+def fit(run: Path, save: Path, out: Path, hidden: int, epochs: int, seed: int) -> dict:
+    import torch
+    from torch import nn
+    from tqdm.auto import tqdm
+
+    torch.set_num_threads(1)
+    torch.manual_seed(seed)
+    meta = json.loads((run / "collect.json").read_text())
+    masks, rest, k = load(run)
+    held = max(1, len(masks) // 10)
+    xt, yt = features(np.concatenate(masks[:-held]), np.concatenate(rest[:-held]))
+    xh, yh = features(np.concatenate(masks[-held:]), np.concatenate(rest[-held:]))
+    noise = float(np.mean(np.concatenate(rest[-held:])[:, 5] ** 2) / k)
+    scale = 10.0
+    net = nn.Sequential(nn.Linear(xt.shape[1], hidden), nn.ReLU(), nn.Linear(hidden, hidden),
+                        nn.ReLU(), nn.Linear(hidden, 1))
+    opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, epochs)
+    X, Y = torch.from_numpy(xt), torch.from_numpy(yt / scale)
+    XH = torch.from_numpy(xh)
+    curve = []
+    for _ in tqdm(range(epochs), desc="fit"):
+        net.train()
+        perm = torch.randperm(len(X))
+        for b in range(0, len(X), 512):
+            idx = perm[b:b + 512]
+            loss = nn.functional.mse_loss(net(X[idx]).squeeze(-1), Y[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        sched.step()
+        net.eval()
+        with torch.no_grad():
+            ph = net(XH).squeeze(-1).numpy() * scale
+        curve.append(float(np.mean((ph - yh) ** 2)))
+    weights = [(m.weight.detach().numpy(), m.bias.detach().numpy())
+               for m in net if isinstance(m, nn.Linear)]
+    save_tail(save, weights, {"variant": meta["variant"], "scale": scale, "hidden": hidden,
+                              "epochs": epochs, "run": str(run), "rollouts": k,
+                              "train_boundaries": len(xt) // 2})
+    check = TailValue(save).values(xh)  # the saved file reproduces the fit
+    row = {"variant": meta["variant"], "run": str(run), "save": str(save), "hidden": hidden,
+           "epochs": epochs, "train_boundaries": len(xt) // 2,
+           "held_out_boundaries": len(xh) // 2, "rollouts_per_label": k,
+           "held_out_mse": round(curve[-1], 4),
+           "mean_predictor_mse": round(float(np.mean((yh - yt.mean()) ** 2)), 4),
+           "label_noise": round(noise, 4),
+           "saved_file_max_diff": float(np.max(np.abs(check - ph)))}
+    out.mkdir(parents=True, exist_ok=True)
+    with open(out / "fits.csv", "a", newline="") as f:
+        wr = csv.DictWriter(f, fieldnames=list(row))
+        if f.tell() == 0:
+            wr.writeheader()
+        wr.writerow(row)
+    with open(out / "curve.csv", "w", newline="") as f:
+        wr = csv.writer(f)
+        wr.writerow(["epoch", "held_out_mse"])
+        wr.writerows(enumerate(curve, 1))
+    return row
+
+
+def decisions(variant: str, count: int, seed: int, share: float = 0.25) -> list[PlayerView]:
+    """``count`` views of heuristic-against-heuristic single hands where the mover has a
+    choice and cards are left to deal (a boundary lies ahead), each kept with chance
+    ``share`` so that they spread over many hands."""
+    rng = random.Random(seed)
+    out: list[PlayerView] = []
+    h = HeuristicAgent(seed)
+    i = 0
+    while len(out) < count:
+        st = new_game(variant, 2, seed=seed * 1_000_003 + i)
+        i += 1
+        hp = st.hand_points
+        while st.hand_points is hp and not st.game_over and len(out) < count:
+            view = PlayerView(st, st.current)
+            if st.stock_ids and len(generate(st)) > 1 and rng.random() < share:
+                out.append(view)
+            st = play(st, h.choose(view))
+    return out
+
+
+def oracle(view: PlayerView, candidates: list, deals: int, seed: int) -> list[float]:
+    """Each candidate's mean hand point difference for the mover over ``deals`` shared
+    determinizations, with full fast rollouts ("builder"): what the search estimates."""
+    rng = random.Random(seed)
+    rules = view.rules
+    side = rules.side(view.seat)
+    w = static_weights(rules)
+    totals = [0.0] * len(candidates)
+    for _ in range(deals):
+        det = view.determinize(rng)
+        rs = rng.getrandbits(32)
+        for j, c in enumerate(candidates):
+            st = play(det, c)
+
+            def engine(x: State, det: State = det, rs: int = rs) -> float:
+                return hand_result(det, rollout(x, w, random.Random(rs)), side, 0.0)
+
+            if st.hand_points is not det.hand_points or st.game_over:
+                totals[j] += hand_result(det, st, side, 0.0)
+            else:
+                totals[j] += simulate(st, side, 0.0, engine, "builder")
+    return [t / deals for t in totals]
+
+
+def regret(variant: str, count: int, seed: int, specs: list[str], deals: int, out: Path
+           ) -> list[dict]:
+    """Points each agent's choice loses against the oracle's best candidate, and its time."""
+    from tqdm.auto import tqdm
+
+    from agents.registry import make_agent
+    from experiments.stats import t_interval
+
+    views = decisions(variant, count, seed)
+    out.mkdir(parents=True, exist_ok=True)
+    agents = [make_agent(s, seed=seed) for s in specs]
+    rows = []
+    for d, view in enumerate(tqdm(views, desc="decisions")):
+        moves = view.legal_moves()
+        scores = HeuristicAgent(seed).scores(view, moves)
+        order = sorted(range(len(moves)), key=lambda i: -scores[i])[:8]
+        cands = [moves[i] for i in order]
+        values = oracle(view, cands, deals, seed * 7919 + d)
+        best = max(values)
+        for spec, agent in zip(specs, agents):
+            clear_caches()
+            t0 = time.process_time()
+            m = agent.choose(view)
+            secs = time.process_time() - t0
+            j = next((k for k, c in enumerate(cands) if c == m), None)
+            rows.append({"decision": d, "agent": spec, "move": str(m),
+                         "regret": None if j is None else round(best - values[j], 4),
+                         "seconds": round(secs, 5)})
+    with open(out / "regret.csv", "w", newline="") as f:
+        wr = csv.DictWriter(f, fieldnames=list(rows[0]))
+        wr.writeheader()
+        wr.writerows(rows)
+    summary = []
+    for spec in specs:
+        mine = [r for r in rows if r["agent"] == spec]
+        lost = [r["regret"] for r in mine if r["regret"] is not None]
+        m, lo, hi = t_interval(lost)
+        secs = [r["seconds"] for r in mine]
+        summary.append({"agent": spec, "decisions": len(mine), "outside_candidates":
+                        len(mine) - len(lost), "points_lost": m, "lo": lo, "hi": hi,
+                        "seconds": float(np.mean(secs))})
+    base = summary[0]["seconds"]
+    lines = [f"# Points lost against a {deals}-determinization oracle ({variant}, seed {seed})",
+             "", f"{len(views)} decisions of heuristic play with a choice, before the last "
+             "deal. Each agent's move loses the oracle's value of it below the oracle's best "
+             "of the heuristic's 8 best moves (full rollouts, the search's policy).", "",
+             "| agent | points lost a decision [95% CI] | seconds a decision | time / first "
+             "row's |", "|---|---|---|---|"]
+    for r in summary:
+        lines.append(f"| `{r['agent']}` | {r['points_lost']:.3f} [{r['lo']:.3f}, {r['hi']:.3f}]"
+                     f" | {r['seconds']:.3f} | {r['seconds'] / base:.2f} |")
+    (out / "regret.md").write_text("\n".join(lines) + "\n")
+    (out / "regret.json").write_text(json.dumps(
+        {"variant": variant, "seed": seed, "decisions": count, "deals": deals,
+         "agents": summary}, indent=1))
+    return summary
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("collect", help="labelled deal boundaries, in shards")
+    c.add_argument("--variant", default="casino")
+    c.add_argument("--hands", type=int, default=500, help="hands per shard")
+    c.add_argument("--shards", type=int, default=10)
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--rollouts", type=int, default=16, help="rollouts per label")
+    c.add_argument("--run", type=Path, required=True)
+    f = sub.add_parser("fit", help="fit the boundary value network")
+    f.add_argument("--run", type=Path, required=True)
+    f.add_argument("--save", type=Path, required=True)
+    f.add_argument("--out", type=Path, required=True)
+    f.add_argument("--hidden", type=int, default=128)
+    f.add_argument("--epochs", type=int, default=20)
+    f.add_argument("--seed", type=int, default=0)
+    r = sub.add_parser("regret", help="points lost against an oracle, and time, per agent")
+    r.add_argument("--variant", default="casino")
+    r.add_argument("--decisions", type=int, default=300)
+    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--deals", type=int, default=1000, help="the oracle's determinizations")
+    r.add_argument("--agents", nargs="+", required=True)
+    r.add_argument("--out", type=Path, required=True)
+    a = p.parse_args(argv)
+    if a.cmd == "collect":
+        collect(a.variant, a.hands, a.shards, a.seed, a.rollouts, a.run)
+    elif a.cmd == "fit":
+        print(json.dumps(fit(a.run, a.save, a.out, a.hidden, a.epochs, a.seed), indent=1))
+    else:
+        for row in regret(a.variant, a.decisions, a.seed, a.agents, a.deals, a.out):
+            print(row)
+
+
+if __name__ == "__main__":
+    main()

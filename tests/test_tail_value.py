@@ -1,0 +1,204 @@
+"""agents.tail_value (a learned value of deal boundaries), fastsim's ``tail`` hook, the search
+agent's ``tail`` option and experiments.tail_value (collect, fit, regret)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import random
+
+import numpy as np
+import pytest
+
+from agents import SearchAgent, make_agent
+from agents.fastsim import simulate
+from agents.tail_value import (
+    CARD_ROWS,
+    EXTRAS,
+    MINE,
+    TABLE,
+    THEIRS,
+    UNSEEN,
+    TailValue,
+    boundary_inputs,
+    save_tail,
+    tail_supported,
+)
+from casino_env.engine import State, new_game
+from casino_env.engine.cards import bit_list
+from casino_env.engine.view import PlayerView
+from experiments import tail_value as tv_exp
+
+DECK = new_game("casino", 2, seed=0).rules.deck
+
+
+def card(text: str) -> int:
+    return DECK.parse(text)
+
+
+def linear_tail(path, variant: str = "casino", mine: float = 1.0, theirs: float = -1.0,
+                bias: float = 0.0, sweep: float = 0.0):
+    """A one-layer network: ``mine`` a card in my pile, ``theirs`` a card in theirs, ``sweep``
+    per my sweep (its input is sweeps / 4), plus ``bias``."""
+    w = np.zeros((1, CARD_ROWS + EXTRAS), np.float32)
+    w[0, MINE * 52:(MINE + 1) * 52] = mine
+    w[0, THEIRS * 52:(THEIRS + 1) * 52] = theirs
+    w[0, CARD_ROWS] = 4 * sweep
+    save_tail(path, [(w, np.array([bias], np.float32))], {"variant": variant, "scale": 1.0})
+    return TailValue(path)
+
+
+def test_boundary_inputs_place_every_card_and_flip_with_the_side():
+    loose = DECK.mask(["5H", "KC"])
+    p0 = DECK.mask(["AS", "10D", "2S"])
+    p1 = DECK.mask(["3H"])
+    masks = np.array([[loose, p0, p1]] * 2, np.uint64)
+    other = np.array([[2, 1, 1, 0]] * 2, np.float32)  # sweeps 2 / 1, side 1 last, 0 leads
+    x = boundary_inputs(masks, other, np.array([0, 1]))
+    assert x.shape == (2, CARD_ROWS + EXTRAS)
+    planes = x[:, :CARD_ROWS].reshape(2, 4, 52)
+    assert (planes.sum(axis=1) == 1).all()  # each card in exactly one place
+    assert sorted(np.flatnonzero(planes[0, TABLE])) == sorted([card("5H"), card("KC")])
+    assert sorted(np.flatnonzero(planes[0, MINE])) == sorted(bit_list(p0))
+    assert np.flatnonzero(planes[0, THEIRS]).tolist() == [card("3H")]
+    assert planes[0, UNSEEN].sum() == 52 - 6
+    # side 1's view swaps the piles and every side-relative extra
+    assert (planes[1, MINE] == planes[0, THEIRS]).all()
+    assert (planes[1, THEIRS] == planes[0, MINE]).all()
+    assert x[0, CARD_ROWS:].tolist() == [0.5, 0.25, 0.0, 1.0, 1.0]
+    assert x[1, CARD_ROWS:].tolist() == [0.25, 0.5, 1.0, 0.0, 0.0]
+
+
+def test_a_saved_network_gives_its_exact_values(tmp_path):
+    tv = linear_tail(tmp_path / "t.npz", bias=0.5, sweep=2.0)
+    piles = (DECK.mask(["AS", "10D", "2S"]), DECK.mask(["3H"]))
+    # side 0: 3 cards mine, 1 theirs, one sweep: 3 - 1 + 2 + 0.5
+    assert tv.value(0, piles, (1, 0), None, 0, 0) == pytest.approx(4.5)
+    assert tv.value(0, piles, (1, 0), None, 0, 1) == pytest.approx(1 - 3 + 0.5)
+    recs = [(0, piles[0], piles[1], 1, 0, -1, 0)] * 3
+    assert tv.batch(recs, 0).tolist() == pytest.approx([4.5] * 3)
+    assert tv.meta["variant"] == "casino" and tv.meta["layers"] == 1
+
+
+def test_bad_files_and_other_rules_are_refused(tmp_path):
+    with pytest.raises(ValueError, match="no such file"):
+        TailValue(tmp_path / "missing.npz")
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"not a network")
+    with pytest.raises(ValueError, match="not a boundary value network"):
+        TailValue(bad)
+    tv = linear_tail(tmp_path / "royal.npz", variant="royal")
+    with pytest.raises(ValueError, match="fitted on royal"):
+        tv.check(new_game("casino", 2, seed=0).rules)
+    assert tail_supported(new_game("casino", 2, seed=0).rules)
+    assert not tail_supported(new_game("casino", 3, seed=0).rules)
+    assert not tail_supported(new_game("krypkasino", 2, seed=0).rules)
+
+
+def _mid_round(seed: int) -> State:
+    """A casino position in the hand's first round, after one move (cards left to deal)."""
+    st = new_game("casino", 2, seed=seed)
+    from casino_env.engine.moves import generate
+    from casino_env.engine.play import play
+
+    return play(st, generate(st)[0])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_fastsim_tail_stops_at_the_first_boundary(seed):
+    st = _mid_round(seed)
+    seen = []
+
+    def tail(loose, piles, sweeps, last_side, leader_side):
+        seen.append((loose, tuple(piles), tuple(sweeps), last_side, leader_side))
+        return 7.25
+
+    assert simulate(st, 0, 0.0, None, "builder", tail) == 7.25
+    assert len(seen) == 1
+    loose, piles, sweeps, last_side, leader_side = seen[0]
+    # stopped before the deal: the unseen cards are exactly this state's stock
+    stock = sum(1 << c for c in st.stock_ids)
+    assert ((1 << 52) - 1) & ~(loose | piles[0] | piles[1]) == stock
+    assert piles[0] & st.pile_masks[0] == st.pile_masks[0]
+    assert leader_side == (st.dealer + 1) % 2
+    # no boundary left on the last deal: the tail is never called, the result is the rollout's
+    last = st._copy()
+    last.stock_ids = ()
+    assert simulate(last, 0, 0.0, None, "builder", tail) == simulate(last, 0, 0.0, None,
+                                                                         "builder")
+    assert len(seen) == 1
+
+
+def test_search_tail_option_is_checked(tmp_path):
+    path = str(tmp_path / "t.npz")
+    linear_tail(path)
+    with pytest.raises(ValueError, match="tail must be the path"):
+        SearchAgent(tail="")
+    with pytest.raises(ValueError, match="hand_bonus"):
+        SearchAgent(tail=path, hand_bonus=1.0)
+    with pytest.raises(ValueError, match="no such file"):
+        make_agent("search:tail=/nonexistent.npz")
+    royal = str(tmp_path / "royal.npz")
+    linear_tail(royal, variant="royal")
+    st = _mid_round(0)
+    with pytest.raises(ValueError, match="fitted on royal"):
+        SearchAgent(seed=0, tail=royal).choose(PlayerView(st, st.current))
+
+
+def test_search_follows_the_tail_value(tmp_path):
+    """A capture of two cards, or a trail, before a boundary (C-capture, C-trail): the search
+    plays the capture with a value that counts pile cards and the trail with one that counts
+    them against itself -- the tail decides, from the searching side's view."""
+    spec = {"variant": "casino", "players": 2, "dealer": 1, "current": 0,
+            "hands": [["5H", "KC"], ["9D", "JS"]], "table": ["5D", "8C"],
+            "stock": ["2H", "3H", "4H", "6H", "7H", "9H", "10H", "JH"],
+            "piles": [[], []]}
+    st = State.from_spec(spec)
+    view = PlayerView(st, 0)
+    good = linear_tail(tmp_path / "good.npz", mine=1.0, theirs=-1.0)
+    bad = linear_tail(tmp_path / "bad.npz", mine=-1.0, theirs=1.0)
+    for path, kind in ((good.path, "capture"), (bad.path, "trail")):
+        a = SearchAgent(seed=0, tail=path, prior=0.0, simulations=40)
+        assert a.choose(view).kind == kind
+        # the same seed, the same choice and scores (determinism)
+        b = SearchAgent(seed=0, tail=path, prior=0.0, simulations=40)
+        b.choose(view)
+        assert a.last_scores == b.last_scores
+
+
+def test_label_is_the_mean_over_fresh_deals_of_the_unseen_cards():
+    rng = random.Random(3)
+    st = next(tv_exp.boundaries("casino", 4, rng))
+    assert len(st.stock_ids) == 52 - 4 - 16  # the second round just dealt
+    m1, s1 = tv_exp.label(st, 8, random.Random(5))
+    m2, s2 = tv_exp.label(st, 8, random.Random(5))
+    assert (m1, s1) == (m2, s2)
+    # a label of one rollout is that rollout's result on the shuffled deal
+    m, s = tv_exp.label(st, 1, random.Random(9))
+    assert s == 0.0 and m == int(m)
+
+
+def test_collect_fit_and_regret_end_to_end(tmp_path):
+    run = tmp_path / "run"
+    tv_exp.collect("casino", 6, 2, 0, 4, run)
+    masks, rest, k = tv_exp.load(run)
+    assert k == 4 and len(masks) == 2
+    assert masks[0].shape[1] == 3 and rest[0].shape[1] == len(tv_exp.COLUMNS) - 3
+    assert all(len(m) == 6 * 5 for m in masks)  # five boundaries a casino hand
+    x, y = tv_exp.features(masks[0], rest[0])
+    n = len(masks[0])
+    assert (y[n:] == -y[:n]).all()
+    row = tv_exp.fit(run, tmp_path / "t.npz", tmp_path / "out", 16, 2, 0)
+    assert row["saved_file_max_diff"] < 1e-4
+    assert row["train_boundaries"] == 30 and row["held_out_boundaries"] == 30
+    with open(tmp_path / "out" / "fits.csv") as f:
+        assert len(list(csv.DictReader(f))) == 1
+    out = tmp_path / "regret"
+    summary = tv_exp.regret("casino", 3, 1, ["search:simulations=16",
+                                              f"search:tail={tmp_path / 't.npz'},simulations=16"],
+                            20, out)
+    assert [s["decisions"] for s in summary] == [3, 3]
+    with open(out / "regret.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 6 and all(float(r["regret"]) >= 0 for r in rows)
+    assert json.loads((out / "regret.json").read_text())["deals"] == 20
