@@ -24,6 +24,7 @@ import random
 from casino_env.engine import Move, State
 from casino_env.engine.moves import generate
 from casino_env.engine.play import play
+from casino_env.engine.scoring import restricted
 from casino_env.engine.view import PlayerView
 from casino_env.returns import running_points
 
@@ -177,7 +178,8 @@ class SearchAgent(Agent):
     value network (``agents.tail_value``, fitted on this preset): each rollout stops at the
     first deal boundary and takes its value there, so a rollout costs a round instead of the
     rest of the hand and the later rounds' luck is averaged out (fast rollouts of two-sided
-    presets only; not with ``game_bonus``, ``hand_bonus`` or ``horizon``). Each option is
+    presets only; not with ``game_bonus``, ``hand_bonus`` or ``horizon``; full rollouts
+    where V-dom-end restricts a side's scoring). Each option is
     checked here
     (ValueError naming it): ints >= 1
     (``horizon`` >= 0),
@@ -255,7 +257,9 @@ class SearchAgent(Agent):
         horizon = horizon or None  # 0: to the hand's end
         fast = self.fast and supported(rules) and not self.epsilon and horizon is None
         tail = None
-        if self.tail is not None:
+        # V-dom-end: a side near the target scores only its criteria, so the hand's points
+        # then depend on the scores, which a boundary value does not see: full rollouts.
+        if self.tail is not None and not restricted(rules, view.state.scores):
             self.tail.check(rules)
             if not fast:
                 raise ValueError(f"tail: needs the fast rollouts, which {rules.variant} with "

@@ -202,3 +202,24 @@ def test_collect_fit_and_regret_end_to_end(tmp_path):
         rows = list(csv.DictReader(f))
     assert len(rows) == 6 and all(float(r["regret"]) >= 0 for r in rows)
     assert json.loads((out / "regret.json").read_text())["deals"] == 20
+
+
+def test_search_uses_full_rollouts_under_dominican_restrictions(tmp_path, monkeypatch):
+    """V-dom-end: with a side 3 or fewer points short of the target the hand's points depend
+    on the scores, which the boundary value does not see, so the search rolls out fully."""
+    path = str(tmp_path / "dom.npz")
+    tv = linear_tail(path, variant="dominican")
+    calls = []
+    monkeypatch.setattr(TailValue, "batch", lambda self, recs, side: calls.append(len(recs))
+                        or np.zeros(len(recs)))
+    spec = {"variant": "dominican", "players": 2, "dealer": 1, "current": 0,
+            "hands": [["5H", "KC"], ["9D", "JS"]], "table": ["5D", "8C"],
+            "stock": ["2H", "3H", "4H", "6H", "7H", "9H", "10H", "JH"],
+            "piles": [[], []], "scores": [0, 0]}
+    SearchAgent(seed=0, tail=path, simulations=20).choose(PlayerView(State.from_spec(spec), 0))
+    assert calls  # unrestricted: the tail values the boundaries
+    calls.clear()
+    target = tv.rules.target
+    spec["scores"] = [target - 2, 0]
+    SearchAgent(seed=0, tail=path, simulations=20).choose(PlayerView(State.from_spec(spec), 0))
+    assert calls == []
