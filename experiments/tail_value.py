@@ -1,8 +1,9 @@
 """A learned value of deal boundaries to cut search rollouts short (issue 18, value lane).
 
-    python -m experiments.tail_value collect --variant casino --hands 500 --shards 20 \\
+    python -m experiments.tail_value build --variant casino      # collect + fit, resumable
+    python -m experiments.tail_value collect --variant casino --hands 1000 --shards 20 \\
         --run runs/tail_value/casino
-    python -m experiments.tail_value fit --run runs/tail_value/casino \\
+    python -m experiments.tail_value fit --run runs/tail_value/casino --hidden 256 \\
         --save experiments/results/exit/tail_value_casino/tail.npz \\
         --out experiments/results/exit/tail_value_casino
     python -m experiments.tail_value regret --variant casino --decisions 300 \\
@@ -14,8 +15,8 @@
    rollouts of the search's policy (``agents.fastsim``, "builder") from it, each on a fresh
    shuffle of the unseen cards (the new hands and the stock): the hand's point difference for
    side 0. Shards of ``--hands`` hands, written as they finish (a rerun skips those on disk).
-2. **fit** — an MLP (``agents.tail_value``: card locations, sweeps, last capturer, leader; two hidden
-   layers) regresses those means from both sides' views (side 1's value is the negation);
+2. **fit** — an MLP (``agents.tail_value``: card locations, sweeps, last capturer, leader;
+   two hidden layers) regresses those means from both sides' views (side 1's value is the negation);
    the last 10% of shards are held out, and the epoch that predicts them best is saved
    (AdamW, ``--weight-decay``). ``fits.csv`` gets the held-out error next to two
    references: predicting the training mean, and the labels' own noise (the variance of a
@@ -357,8 +358,15 @@ def main(argv: list[str] | None = None) -> None:
     r.add_argument("--deals", type=int, default=1000, help="the oracle's determinizations")
     r.add_argument("--agents", nargs="+", required=True)
     r.add_argument("--out", type=Path, required=True)
+    b = sub.add_parser("build", help="collect (20 shards of 1,000 hands, resumable), then fit")
+    b.add_argument("--variant", default="casino")
     a = p.parse_args(argv)
-    if a.cmd == "collect":
+    if a.cmd == "build":
+        run = Path("runs/tail_value") / a.variant
+        out = Path("experiments/results/exit") / f"tail_value_{a.variant}"
+        collect(a.variant, 1000, 20, 0, 16, run)
+        print(json.dumps(fit(run, out / "tail.npz", out, 256, 20, 0), indent=1))
+    elif a.cmd == "collect":
         collect(a.variant, a.hands, a.shards, a.seed, a.rollouts, a.run)
     elif a.cmd == "fit":
         print(json.dumps(fit(a.run, a.save, a.out, a.hidden, a.epochs, a.seed,
