@@ -223,3 +223,17 @@ def test_search_uses_full_rollouts_under_dominican_restrictions(tmp_path, monkey
     spec["scores"] = [target - 2, 0]
     SearchAgent(seed=0, tail=path, simulations=20).choose(PlayerView(State.from_spec(spec), 0))
     assert calls == []
+
+
+def test_build_collects_then_fits_into_the_preset_folders(monkeypatch, capsys):
+    calls = []
+    monkeypatch.setattr(tv_exp, "collect", lambda *a: calls.append(("collect",) + a))
+    monkeypatch.setattr(tv_exp, "fit", lambda *a: calls.append(("fit",) + a) or {"ok": 1})
+    tv_exp.main(["build", "--variant", "royal"])
+    from pathlib import Path
+
+    run = Path("runs/tail_value/royal")
+    out = Path("experiments/results/exit/tail_value_royal")
+    assert calls == [("collect", "royal", 1000, 20, 0, 16, run),
+                     ("fit", run, out / "tail.npz", out, 256, 20, 0)]
+    assert '"ok": 1' in capsys.readouterr().out
