@@ -282,26 +282,35 @@ def scratch_summary_table() -> str:
 # (None: no guide).
 ENDGAME_MATCHES = (
     ("casino", None, "exit/endgame_v_search_casino"),
-    ("casino", "refit network (expert iteration 1, refit)", "exit/guided_endgame_v_search_casino"),
+    ("casino", "guide: refit network (expert iteration 1, refit)",
+     "exit/guided_endgame_v_search_casino"),
     ("royal", None, "exit/endgame_v_search_royal"),
-    ("royal", "shipped cloned model (temperature 0.3)", "exit/guided_endgame_v_search_royal"),
-    ("dominican", "shipped cloned model (temperature 0.3)",
+    ("royal", "guide: shipped cloned model (temperature 0.3)",
+     "exit/guided_endgame_v_search_royal"),
+    ("dominican", "guide: shipped cloned model (temperature 0.3)",
      "exit/guided_endgame_v_search_dominican"),
     # The same guided agents with 380 rollouts a decision (the search's 400 less 5%), so that
     # they think no longer than the search (issue 18's time condition).
-    ("casino", "refit network, 380 rollouts", "exit/guided380_endgame_v_search_casino"),
-    ("royal", "shipped cloned model (temperature 0.3), 380 rollouts",
+    ("casino", "guide: refit network, 380 rollouts", "exit/guided380_endgame_v_search_casino"),
+    ("royal", "guide: shipped cloned model (temperature 0.3), 380 rollouts",
      "exit/guided380_endgame_v_search_royal"),
-    ("dominican", "shipped cloned model (temperature 0.3), 380 rollouts",
+    ("dominican", "guide: shipped cloned model (temperature 0.3), 380 rollouts",
      "exit/guided380_endgame_v_search_dominican"),
+    # A learned value of deal boundaries in place of the rollouts' tails (search:tail=PATH).
+    ("casino", "value: boundary network (`tail`), 1,600 rollouts",
+     "exit/tail1600_endgame_v_search_casino"),
+    ("royal", "value: boundary network (`tail`), 1,600 rollouts",
+     "exit/tail1600_endgame_v_search_royal"),
+    ("dominican", "value: boundary network (`tail`), 1,600 rollouts",
+     "exit/tail1600_endgame_v_search_dominican"),
 )
-# The README's rows: the solver alone and the guided agents within the search's time.
+# The README's rows: the solver alone, the guided agents within the search's time, and the
+# searches on a learned boundary value.
 README_ENDGAME_MATCHES = tuple(m for m in ENDGAME_MATCHES
-                               if m[1] is None or m[2].startswith("exit/guided380_"))
+                               if m[1] is None or m[2].startswith(("exit/guided380_",
+                                                                   "exit/tail")))
 
 
-# heuristic:endgame=20000 against the heuristic: what exact last-deal play alone is worth.
-# Last: the same heuristic with a learned afterstate value network on the last deal instead.
 HEURISTIC_ENDGAME_MATCHES = tuple(
     (preset, "exact solver (endgame=20000)", f"exit/heuristic_endgame_v_heuristic_{preset}")
     for preset in ("casino", "royal", "dominican")) + (
@@ -378,8 +387,9 @@ def match_table(matches: tuple, opponent: str | None, root: str = "../",
 
 
 def endgame_match_table(root: str = "../", matches: tuple = ENDGAME_MATCHES) -> str:
-    """``search:endgame`` (alone or guided by a network) against the search agent."""
-    return match_table(matches, "search", root, ratio=True)
+    """``search:endgame`` (alone, guided by a network's prior, or on a learned boundary
+    value) against the search agent."""
+    return match_table(matches, "search", root, label="network", ratio=True)
 
 
 def heuristic_endgame_table() -> str:
