@@ -237,3 +237,28 @@ def test_build_collects_then_fits_into_the_preset_folders(monkeypatch, capsys):
     assert calls == [("collect", "royal", 1000, 20, 0, 16, run),
                      ("fit", run, out / "tail.npz", out, 256, 20, 0)]
     assert '"ok": 1' in capsys.readouterr().out
+
+
+def test_a_move_that_ends_the_round_is_valued_at_the_boundary_it_passes(tmp_path, monkeypatch):
+    """The dealer's last card of a round (C-capture or C-trail): the engine deals on at once,
+    so the search values the boundary the move passed, from the mover's side."""
+    spec = {"variant": "casino", "players": 2, "dealer": 1, "current": 1,
+            "hands": [[], ["5H"]], "table": ["5D", "8C"],
+            "stock": ["2H", "3H", "4H", "6H", "7H", "9H", "10H", "JH"], "piles": [[], []]}
+    view = PlayerView(State.from_spec(spec), 1)
+    good = linear_tail(tmp_path / "good.npz")
+    bad = linear_tail(tmp_path / "bad.npz", mine=-1.0, theirs=1.0)
+    seen = []
+    batch = TailValue.batch
+    monkeypatch.setattr(TailValue, "batch", lambda self, recs, side: seen.append(
+        (list(recs), side)) or batch(self, recs, side))
+    assert SearchAgent(seed=0, tail=good.path, prior=0.0, simulations=8).choose(view).kind \
+        == "capture"
+    # every determinization of the capture reaches the same boundary: 5H and 5D in side 1's
+    # pile, 8C loose, side 1 captured last, side 0 leads the next round
+    capture = [r for recs, side in seen for r in recs if r[2]]
+    assert capture and all(r == (DECK.mask(["8C"]), 0, DECK.mask(["5H", "5D"]), 0, 0, 1, 0)
+                           for r in capture)
+    assert {side for _, side in seen} == {1}
+    assert SearchAgent(seed=0, tail=bad.path, prior=0.0, simulations=8).choose(view).kind \
+        == "trail"
