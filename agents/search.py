@@ -139,6 +139,9 @@ def _load_tail(path: object, agent: SearchAgent) -> TailValue:
         if getattr(agent, name):
             raise ValueError(f"tail: a boundary value is the hand's point difference alone, "
                              f"so it cannot be combined with {name}")
+    if not agent.fast or agent.epsilon:
+        raise ValueError("tail: cuts the fast rollouts short, so it needs fast=True and "
+                         "epsilon=0")
     tv = TailValue(path)
     if not tail_supported(tv.rules):
         raise ValueError(f"tail {path}: boundary values need two sides of one seat each "
@@ -179,11 +182,8 @@ class SearchAgent(Agent):
     first deal boundary and takes its value there, so a rollout costs a round instead of the
     rest of the hand and the later rounds' luck is averaged out (fast rollouts of two-sided
     presets only; not with ``game_bonus``, ``hand_bonus`` or ``horizon``; full rollouts
-    where V-dom-end restricts a side's scoring). Each option is
-    checked here
-    (ValueError naming it): ints >= 1
-    (``horizon`` >= 0),
-    numbers >= 0, ``epsilon`` in [0, 1]."""
+    where V-dom-end restricts a side's scoring). Each option is checked here (ValueError
+    naming it): ints >= 1 (``horizon`` >= 0), numbers >= 0, ``epsilon`` in [0, 1]."""
 
     name = "search"
 

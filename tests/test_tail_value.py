@@ -136,6 +136,10 @@ def test_search_tail_option_is_checked(tmp_path):
         SearchAgent(tail="")
     with pytest.raises(ValueError, match="hand_bonus"):
         SearchAgent(tail=path, hand_bonus=1.0)
+    with pytest.raises(ValueError, match="fast=True and epsilon=0"):
+        SearchAgent(tail=path, fast=False)
+    with pytest.raises(ValueError, match="fast=True and epsilon=0"):
+        make_agent(f"search:tail={path},epsilon=0.1")
     with pytest.raises(ValueError, match="no such file"):
         make_agent("search:tail=/nonexistent.npz")
     royal = str(tmp_path / "royal.npz")
