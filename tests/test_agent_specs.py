@@ -21,7 +21,7 @@ from casino_env.players import resolve
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = ROOT / "experiments" / "results" / "train"
 SEARCH_OPTIONS = ("simulations, max_candidates, epsilon, game_bonus, fast, policy, prior, "
-                  "margin, hand_bonus, guide, guide_temperature, horizon, endgame")
+                  "margin, hand_bonus, guide, guide_temperature, horizon, endgame, tail")
 HEURISTIC_OPTIONS = ("threat, build_keep, potential, residue, per_card, params, endgame, "
                      "endgame_net, endgame_margin")
 

@@ -212,7 +212,7 @@ def test_search_hand_bonus_values_winning_the_hand(monkeypatch) -> None:
 
     calls: list[int] = []
 
-    def fake_simulate(after, side, bonus, engine, policy):  # rollout results, scripted
+    def fake_simulate(after, side, bonus, engine, policy, tail=None):  # scripted results
         calls.append(1)
         if not after.loose_mask:  # the capture took 5C
             return 1.0
