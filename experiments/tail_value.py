@@ -20,7 +20,8 @@
    the last 10% of shards are held out, and the epoch that predicts them best is saved
    (AdamW, ``--weight-decay``). ``fits.csv`` gets the held-out error next to two
    references: predicting the training mean, and the labels' own noise (the variance of a
-   mean of ``--rollouts``), which no fit can beat.
+   mean of ``--rollouts``), which no fit can beat; ``curve.csv`` and ``curve.png`` the
+   held-out error by epoch.
 3. **regret** — does the value make search better per unit of time? Decisions of
    heuristic-against-heuristic play (before the last deal, with a choice) are valued by an
    *oracle*: each of the search's candidates played on ``--oracle`` shared determinizations
@@ -51,6 +52,7 @@ from casino_env.engine.cards import bit_list
 from casino_env.engine.moves import generate
 from casino_env.engine.play import play
 from casino_env.engine.view import PlayerView
+from experiments.curves import write_table
 
 COLUMNS = ("loose", "pile0", "pile1", "sweeps0", "sweeps1", "last_side", "leader", "mean", "sd")
 
@@ -224,11 +226,32 @@ def fit(run: Path, save: Path, out: Path, hidden: int, epochs: int, seed: int,
         if f.tell() == 0:
             wr.writeheader()
         wr.writerow(row)
-    with open(out / "curve.csv", "w", newline="") as f:
-        wr = csv.writer(f)
-        wr.writerow(["epoch", "held_out_mse"])
-        wr.writerows(enumerate(curve, 1))
+    rows = [{"epoch": i, "held_out_mse": v, "label_noise": noise}
+            for i, v in enumerate(curve, 1)]
+    write_table(out, "curve", ["epoch", "held_out_mse", "label_noise"], rows,
+                lambda rs, path: plot_curve(rs, path, meta["variant"]))
     return row
+
+
+def plot_curve(rows: list[dict], path: Path, variant: str) -> None:
+    """The held-out squared error by epoch, over the labels' noise (the floor)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    x = [r["epoch"] for r in rows]
+    ax.plot(x, [r["held_out_mse"] for r in rows], "o-", ms=3, label="held-out boundaries")
+    ax.axhline(rows[0]["label_noise"], color="grey", ls="--", lw=1,
+               label="labels' own noise (floor)")
+    ax.set_xlabel("epoch")
+    ax.set_ylabel("squared error (points²)")
+    ax.set_title(f"{variant}: boundary value fit")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
 
 
 def decisions(variant: str, count: int, seed: int, share: float = 0.25) -> list[PlayerView]:
