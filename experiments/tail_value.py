@@ -143,7 +143,8 @@ def collect(variant: str, hands: int, shards: int, seed: int, rollouts: int, run
 
 def load(run: Path) -> tuple[list[np.ndarray], list[np.ndarray], int]:
     """Each shard's masks and other columns, in shard order, and the rollouts per label."""
-    files = sorted(run.glob("shard_*.npz"), key=lambda p: int(p.stem.split("_")[1]))
+    files = sorted((p for p in run.glob("shard_*.npz") if p.stem[6:].isdigit()),
+                   key=lambda p: int(p.stem[6:]))  # not a shard cut short (shard_k.tmp.npz)
     if not files:
         raise SystemExit(f"tail_value: no shards in {run} (run collect first)")
     masks, rest, k = [], [], 0
