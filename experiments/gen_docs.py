@@ -385,6 +385,41 @@ def match_table(matches: tuple, opponent: str | None, root: str = "../",
     return "\n".join(out)
 
 
+# The boundary-value matches compared deal by deal with the other agents on the same deals
+# (experiments.paired): (preset, the other match's folder, its label).
+PAIRED_TAIL = (
+    ("casino", "exit/guided_endgame_v_search_casino", "guide + solver, 400 rollouts"),
+    ("casino", "exit/guided380_endgame_v_search_casino", "guide + solver, 380 rollouts"),
+    ("royal", "exit/endgame_v_search_royal", "solver alone, 400 rollouts"),
+    ("royal", "exit/guided380_endgame_v_search_royal", "guide + solver, 380 rollouts"),
+    ("dominican", "exit/guided_endgame_v_search_dominican", "guide + solver, 400 rollouts"),
+)
+
+
+def paired_tail_table() -> str:
+    """Each boundary-value match against another agent's match on the deals both played."""
+    from experiments.paired import compare
+
+    out = ["| preset | compared with | deals | won v search: value, other | hands won "
+           "difference, % points [95% CI] | points/hand difference [95% CI] |",
+           "|---|---|---|---|---|---|"]
+    for preset, other, label in PAIRED_TAIL:
+        a = RESULTS / f"exit/tail1600_endgame_v_search_{preset}"
+        b = RESULTS / other
+        if not (a / "chunks.jsonl").exists() or not (b / "chunks.jsonl").exists():
+            continue
+        try:
+            r = compare(a, b)
+        except ValueError:  # no deal in common yet
+            continue
+        out.append(f"| {preset} | {label} | {r['deals']:,} | {100 * r['a_won']:.1f}%, "
+                   f"{100 * r['b_won']:.1f}% | {100 * r['diff_won']:+.1f} "
+                   f"[{100 * r['diff_won_lo']:+.1f}, {100 * r['diff_won_hi']:+.1f}] | "
+                   f"{r['diff_points']:+.2f} [{r['diff_points_lo']:+.2f}, "
+                   f"{r['diff_points_hi']:+.2f}] |")
+    return "\n".join(out) if len(out) > 2 else "_No match yet._"
+
+
 def endgame_match_table(root: str = "../", matches: tuple = ENDGAME_MATCHES) -> str:
     """``search:endgame`` (alone, guided by a network's prior, or on a learned boundary
     value) against the search agent."""
@@ -462,7 +497,8 @@ BLOCKS = {
                                  "heuristic_endgame": heuristic_endgame_table,
                                  "endgame_net": endgame_net_table,
                                  "generality": generality_table,
-                                 "guide_value": guide_value_table},
+                                 "guide_value": guide_value_table,
+                                 "paired_tail": paired_tail_table},
 }
 
 
