@@ -78,14 +78,15 @@ class TailValue:
         try:
             with np.load(p, allow_pickle=False) as z:
                 self.meta = json.loads(str(z["meta"]))
-                self.layers = [(z[f"w{i}"].astype(np.float32), z[f"b{i}"].astype(np.float32))
+                # each layer as (weights of shape (in, out), bias): h = h @ w + b
+                self.layers = [(np.ascontiguousarray(z[f"w{i}"].astype(np.float32).T),
+                                z[f"b{i}"].astype(np.float32))
                                for i in range(self.meta["layers"])]
         except Exception as e:  # a foreign or corrupt file
             raise ValueError(f"tail {path}: not a boundary value network "
                              f"({type(e).__name__}: {e})") from e
         self.path = str(path)
         self.rules = new_game(self.meta["variant"], 2, seed=0).rules
-        self.w_t = [np.ascontiguousarray(w.T) for w, _ in self.layers]  # (in, out)
         # BLAS splits even these small products over threads, which then wait on cores the
         # other processes hold (10 ms a batch where one thread takes 0.1 ms): keep it to one.
         self._blas = ThreadpoolController()
@@ -115,8 +116,9 @@ class TailValue:
     def values(self, x: np.ndarray) -> np.ndarray:
         """Values of input rows (``boundary_inputs``), batched."""
         with self._blas.limit(limits=1, user_api="blas"):
-            h = x @ self.w_t[0] + self.layers[0][1]
-            for wt, (_, b) in zip(self.w_t[1:], self.layers[1:]):
+            w0, b0 = self.layers[0]
+            h = x @ w0 + b0
+            for wt, b in self.layers[1:]:
                 np.maximum(h, 0.0, out=h)
                 h = h @ wt + b
         return h[:, 0] * self.scale
