@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Callable
 
 from casino_env.engine import Move, State
 from casino_env.engine.moves import generate
@@ -85,6 +86,33 @@ def rollout(st: State, w: Weights, rng: random.Random, epsilon: float = 0.0,
             m = greedy_choice(moves, w, penalties)
         st = play(st, m)
     return st
+
+
+def determinization_value(det: State, st: State, side: int, w: Weights, seed: int,
+                          bonus: float = 0.0, policy: str = "builder", fast: bool = True,
+                          epsilon: float = 0.0, horizon: int | None = None,
+                          tail: Callable[..., float] | None = None) -> float:
+    """One sample of a move's worth to ``side``: ``st`` is ``det`` (a determinization) after
+    the move. The hand's result if the move ended the hand; with ``tail``, the value of the
+    deal boundary the move passed if it ended a round; else one rollout to the hand's end
+    (``fastsim.simulate`` when ``fast``, the engine's rollout with ``seed`` where it cannot)."""
+    if st.hand_points is not det.hand_points or st.game_over:
+        return hand_result(det, st, side, bonus)
+    if tail is not None and len(st.stock_ids) < len(det.stock_ids) and not st.builds:
+        rules = st.rules
+        last = st.last_capturer
+        return tail(st.loose_mask, st.pile_masks, st.sweeps,
+                    None if last is None else rules.side(last),
+                    rules.side((st.dealer + 1) % rules.players))
+
+    def engine(s: State) -> float:
+        end = rollout(s, w, random.Random(seed), epsilon, horizon)
+        if horizon is not None and end.hand_points is det.hand_points and \
+                not end.game_over:  # stopped after ``horizon`` deals
+            return midhand_result(end, side)
+        return hand_result(det, end, side, bonus)
+
+    return simulate(st, side, bonus, engine, policy, tail) if fast else engine(st)
 
 
 # The prior's weight (``prior``) when not given: 0.5, and per preset where a match on fresh
@@ -277,26 +305,8 @@ class SearchAgent(Agent):
         done = [0] * len(cands)  # determinizations each candidate has been played on
 
         def value(j: int, det: State, seed: int) -> float:
-            st = play(det, cands[j])
-
-            def engine(s: State) -> float:
-                end = rollout(s, w, random.Random(seed), self.epsilon, horizon)
-                if horizon is not None and end.hand_points is det.hand_points and \
-                        not end.game_over:  # stopped after ``horizon`` deals
-                    return midhand_result(end, side)
-                return hand_result(det, end, side, bonus)
-
-            if st.hand_points is not det.hand_points or st.game_over:
-                v = hand_result(det, st, side, bonus)
-            elif tail is not None and len(st.stock_ids) < len(det.stock_ids) and \
-                    not st.builds:  # the move ended a round: value the boundary it passed
-                last = st.last_capturer
-                v = tail(st.loose_mask, st.pile_masks, st.sweeps,
-                         None if last is None else rules.side(last),
-                         rules.side((st.dealer + 1) % rules.players))
-            else:
-                v = simulate(st, side, bonus, engine, self.policy, tail) if fast else \
-                    engine(st)
+            v = determinization_value(det, play(det, cands[j]), side, w, seed, bonus,
+                                      self.policy, fast, self.epsilon, horizon, tail)
             return v + hand_bonus * ((v > 0) - (v < 0)) if hand_bonus else v
 
         # Successive halving: every round spends an equal share of the budget on the live

@@ -42,9 +42,9 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.fastsim import clear_caches, simulate
+from agents.fastsim import clear_caches
 from agents.scripted import GreedyAgent, HeuristicAgent
-from agents.search import hand_result, rollout
+from agents.search import determinization_value
 from agents.tail_value import TailValue, boundary_inputs, save_tail, tail_supported
 from agents.valuation import static_weights
 from casino_env.engine import State, new_game
@@ -77,12 +77,7 @@ def label(st: State, rollouts: int, rng: random.Random) -> tuple[float, float]:
             pos += k
         s.hand_masks = tuple(hands)
         s.stock_ids = tuple(pool[pos:])
-        seed = rng.getrandbits(32)
-
-        def engine(x: State, start: State = s, seed: int = seed) -> float:
-            return hand_result(start, rollout(x, w, random.Random(seed)), 0, 0.0)
-
-        out.append(simulate(s, 0, 0.0, engine, "builder"))
+        out.append(determinization_value(s, s, 0, w, rng.getrandbits(32)))
     a = np.asarray(out, np.float64)
     return float(a.mean()), float(a.std())
 
@@ -287,15 +282,7 @@ def oracle(view: PlayerView, candidates: list, deals: int, seed: int) -> list[fl
         det = view.determinize(rng)
         rs = rng.getrandbits(32)
         for j, c in enumerate(candidates):
-            st = play(det, c)
-
-            def engine(x: State, det: State = det, rs: int = rs) -> float:
-                return hand_result(det, rollout(x, w, random.Random(rs)), side, 0.0)
-
-            if st.hand_points is not det.hand_points or st.game_over:
-                totals[j] += hand_result(det, st, side, 0.0)
-            else:
-                totals[j] += simulate(st, side, 0.0, engine, "builder")
+            totals[j] += determinization_value(det, play(det, c), side, w, rs)
     return [t / deals for t in totals]
 
 

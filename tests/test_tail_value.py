@@ -267,3 +267,39 @@ def test_a_move_that_ends_the_round_is_valued_at_the_boundary_it_passes(tmp_path
     assert {side for _, side in seen} == {1}
     assert SearchAgent(seed=0, tail=bad.path, prior=0.0, simulations=8).choose(view).kind \
         == "trail"
+
+
+def test_determinization_value_samples_a_move_by_where_it_leaves_the_hand():
+    """``determinization_value`` (the search's, the oracle's and the labels' one step): a move
+    that ends the hand gives the hand's result, one that ends a round gives the tail's value of
+    the boundary it passed, any other a rollout to the hand's end."""
+    from agents.search import determinization_value, hand_result
+    from agents.valuation import static_weights
+    from casino_env.engine.moves import generate
+    from casino_env.engine.play import play
+
+    base = {"variant": "casino", "players": 2, "dealer": 1, "current": 1,
+            "hands": [[], ["5H"]], "table": ["5D", "8C"], "piles": [[], []]}
+    seen = []
+
+    def tail(loose, piles, sweeps, last_side, leader_side):
+        seen.append((loose, tuple(piles), tuple(sweeps), last_side, leader_side))
+        return -3.5
+
+    round_end = State.from_spec({**base, "stock": ["2H", "3H", "4H", "6H", "7H", "9H",
+                                                     "10H", "JH"]})
+    w = static_weights(round_end.rules)
+    capture = next(m for m in generate(round_end) if m.kind == "capture")
+    after = play(round_end, capture)
+    assert determinization_value(round_end, after, 1, w, 0, tail=tail) == -3.5
+    assert seen == [(DECK.mask(["8C"]), (0, DECK.mask(["5H", "5D"])), (0, 0), 1, 0)]
+    # without a tail the same move is one rollout to the hand's end, as fastsim plays it
+    assert determinization_value(round_end, after, 1, w, 7) == simulate(
+        after, 1, 0.0, None, "builder")
+    # the hand's last card: the hand's result, no tail (C-residue: the last capturer takes
+    # the 8C too, not a sweep; C-score: 3 cards to none, the 3 points for most cards)
+    hand_end = State.from_spec({**base, "stock": []})
+    after = play(hand_end, next(m for m in generate(hand_end) if m.kind == "capture"))
+    v = determinization_value(hand_end, after, 1, w, 0, tail=tail)
+    assert v == 3.0 == hand_result(hand_end, after, 1, 0.0) and len(seen) == 1
+    assert after.hand_points is not hand_end.hand_points
