@@ -327,8 +327,9 @@ HEURISTIC_ENDGAME_MATCHES = tuple(
      "exit/heuristic_endgame_walks3_net_m1_v_heuristic_casino"),)
 
 
-# Issue 18's generality check: the guided agent (and the shipped search, for reference, on the
-# same deals) against opponents no network was trained with or against.
+# Issue 18's generality check: the guided agent, the search on a boundary value (and the shipped
+# search, for reference, on the same deals) against opponents no network was trained with or
+# against.
 GENERALITY_MATCHES = tuple(
     ("casino", agent, opponent, f"exit/general/{who}_v_{slug}_casino")
     for opponent, slug in (("`heuristic:threat=0.3,residue=0.5` (another tuning)",
@@ -336,6 +337,8 @@ GENERALITY_MATCHES = tuple(
                            ("`search:simulations=200`", "search200"),
                            ("`search:simulations=800`", "search800"))
     for agent, who in (("guided search + exact endgame (refit network)", "guided"),
+                       ("search on a boundary value + exact endgame, 1,600 rollouts",
+                        "tail1600"),
                        ("search (shipped)", "search")))
 
 

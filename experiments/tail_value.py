@@ -8,6 +8,8 @@
         --out experiments/results/exit/tail_value_casino
     python -m experiments.tail_value regret --variant casino --decisions 300 \\
         --agents search search:tail=PATH,simulations=800 --out DIR
+    python -m experiments.tail_value curve --run runs/tail_value/casino --shards 1 2 4 9 18 \\
+        --out experiments/results/exit/tail_value_casino/learning
 
 1. **collect** — two-player single hands, each seat played by the heuristic or the greedy
    agent (drawn per hand) with 10% random moves. At every deal boundary inside a hand (a new
@@ -24,11 +26,15 @@
    held-out error by epoch.
 3. **regret** — does the value make search better per unit of time? Decisions of
    heuristic-against-heuristic play (before the last deal, with a choice) are valued by an
-   *oracle*: each of the search's candidates played on ``--oracle`` shared determinizations
+   *oracle*: each of the search's candidates played on ``--deals`` shared determinizations
    with full rollouts. Each agent then chooses, timed (the simulator's caches cleared first),
    and loses the oracle's value of its move below the oracle's best: ``regret.csv`` per
-   decision, ``regret.md`` per agent (mean points lost with a bootstrap interval, seconds
-   a decision).
+   decision, ``regret.md`` per agent (mean points lost with a Student-t interval, seconds
+   a decision). The oracle's values are kept (``oracle.json``) and reused.
+4. **curve** — the learning curve: one network per number of training shards (``fit`` on the
+   first N, the same held-out shards), each measured by ``regret`` inside the search at a
+   fixed budget, against the CPU minutes of collecting and fitting: ``learning.csv`` and
+   ``learning.png``, with the plain search's regret on the same decisions as a reference.
 """
 
 from __future__ import annotations
@@ -126,13 +132,16 @@ def collect(variant: str, hands: int, shards: int, seed: int, rollouts: int, run
             continue
         rng = random.Random(seed * 1_000_003 + k)
         rows = []
+        t0 = time.process_time()
         for i in tqdm(range(hands), desc=f"shard {k + 1}/{shards}"):
             for st in boundaries(variant, seed * 1_000_003 + k * hands + i, rng):
                 rows.append(boundary_record(st) + list(label(st, rollouts, rng)))
         masks = np.array([r[:3] for r in rows], np.uint64)
         rest = np.array([r[3:] for r in rows], np.float64)
         tmp = path.with_suffix(".tmp.npz")
-        np.savez(tmp, masks=masks, rest=rest, rollouts=rollouts)
+        # the CPU seconds it took: the x axis of the learning curve (``curve``)
+        np.savez(tmp, masks=masks, rest=rest, rollouts=rollouts, hands=hands,
+                 seconds=time.process_time() - t0)
         tmp.rename(path)
 
 
@@ -164,7 +173,10 @@ def features(masks: np.ndarray, rest: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 
 def fit(run: Path, save: Path, out: Path, hidden: int, epochs: int, seed: int,
-        weight_decay: float = 0.01) -> dict:
+        weight_decay: float = 0.01, shards: int | None = None, log: bool = True) -> dict:
+    """Fit on the training shards (the first ``shards`` of them if given; the held-out shards
+    are the last tenth of all, whatever ``shards`` is), save the best held-out epoch, and with
+    ``log`` append to ``fits.csv`` and write ``curve.csv``/``curve.png`` in ``out``."""
     import torch
     from torch import nn
     from tqdm.auto import tqdm
@@ -174,7 +186,12 @@ def fit(run: Path, save: Path, out: Path, hidden: int, epochs: int, seed: int,
     meta = json.loads((run / "collect.json").read_text())
     masks, rest, k = load(run)
     held = max(1, len(masks) // 10)
-    xt, yt = features(np.concatenate(masks[:-held]), np.concatenate(rest[:-held]))
+    train = len(masks) - held if shards is None else shards
+    if not 1 <= train <= len(masks) - held:
+        raise SystemExit(f"tail_value: shards must be 1..{len(masks) - held} (the training "
+                         f"shards in {run}), got {train}")
+    t0 = time.process_time()
+    xt, yt = features(np.concatenate(masks[:train]), np.concatenate(rest[:train]))
     xh, yh = features(np.concatenate(masks[-held:]), np.concatenate(rest[-held:]))
     noise = float(np.mean(np.concatenate(rest[-held:])[:, 5] ** 2) / k)
     scale = 10.0
@@ -210,12 +227,16 @@ def fit(run: Path, save: Path, out: Path, hidden: int, epochs: int, seed: int,
     check = TailValue(save).values(xh)  # the saved file reproduces the fit
     row = {"variant": meta["variant"], "run": str(run), "save": str(save), "hidden": hidden,
            "epochs": epochs, "best_epoch": int(np.argmin(curve)) + 1,
-           "weight_decay": weight_decay, "train_boundaries": len(xt) // 2,
+           "weight_decay": weight_decay, "train_shards": train,
+           "train_boundaries": len(xt) // 2,
            "held_out_boundaries": len(xh) // 2, "rollouts_per_label": k,
            "held_out_mse": round(min(curve), 4),
            "mean_predictor_mse": round(float(np.mean((yh - yt.mean()) ** 2)), 4),
            "label_noise": round(noise, 4),
-           "saved_file_max_diff": float(np.max(np.abs(check - ph)))}
+           "saved_file_max_diff": float(np.max(np.abs(check - ph))),
+           "fit_seconds": round(time.process_time() - t0, 1)}
+    if not log:
+        return row
     out.mkdir(parents=True, exist_ok=True)
     with open(out / "fits.csv", "a", newline="") as f:
         wr = csv.DictWriter(f, fieldnames=list(row))
@@ -286,34 +307,65 @@ def oracle(view: PlayerView, candidates: list, deals: int, seed: int) -> list[fl
     return [t / deals for t in totals]
 
 
+def oracle_decisions(variant: str, count: int, seed: int, deals: int, cache: Path
+                     ) -> list[tuple[PlayerView, list, list[float]]]:
+    """The regret measure's decisions (``decisions``), each with the heuristic's 8 best moves
+    and their ``oracle`` values. The values are kept in ``cache`` (JSON) and read back when it
+    holds the same decisions and candidates, so each agent or network measured later costs
+    only its own choices."""
+    from tqdm.auto import tqdm
+
+    views = decisions(variant, count, seed)
+    cands = []
+    for view in views:
+        moves = view.legal_moves()
+        scores = HeuristicAgent(seed).scores(view, moves)
+        cands.append([moves[i] for i in sorted(range(len(moves)), key=lambda i: -scores[i])[:8]])
+    key = {"variant": variant, "decisions": count, "seed": seed, "deals": deals,
+           "candidates": [[str(c) for c in cs] for cs in cands]}
+    if cache.exists():
+        held = json.loads(cache.read_text())
+        if {k: held.get(k) for k in key} == key:
+            return list(zip(views, cands, held["values"]))
+    values = [oracle(view, cs, deals, seed * 7919 + d)
+              for d, (view, cs) in enumerate(tqdm(list(zip(views, cands)), desc="oracle"))]
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text(json.dumps({**key, "values": values}))
+    return list(zip(views, cands, values))
+
+
+def choice_regret(table: list[tuple[PlayerView, list, list[float]]], spec: str, seed: int
+                  ) -> list[dict]:
+    """Each decision of ``table``: the agent's move, the points it loses below the oracle's
+    best (None outside the candidates) and its CPU seconds (the simulator's caches cleared)."""
+    from agents.registry import make_agent
+
+    agent = make_agent(spec, seed=seed)
+    rows = []
+    for d, (view, cands, values) in enumerate(table):
+        clear_caches()
+        t0 = time.process_time()
+        m = agent.choose(view)
+        secs = time.process_time() - t0
+        j = next((k for k, c in enumerate(cands) if c == m), None)
+        rows.append({"decision": d, "agent": spec, "move": str(m),
+                     "regret": None if j is None else round(max(values) - values[j], 4),
+                     "seconds": round(secs, 5)})
+    return rows
+
+
 def regret(variant: str, count: int, seed: int, specs: list[str], deals: int, out: Path
            ) -> list[dict]:
     """Points each agent's choice loses against the oracle's best candidate, and its time."""
     from tqdm.auto import tqdm
 
-    from agents.registry import make_agent
     from experiments.stats import t_interval
 
-    views = decisions(variant, count, seed)
-    out.mkdir(parents=True, exist_ok=True)
-    agents = [make_agent(s, seed=seed) for s in specs]
+    table = oracle_decisions(variant, count, seed, deals, out / "oracle.json")
     rows = []
-    for d, view in enumerate(tqdm(views, desc="decisions")):
-        moves = view.legal_moves()
-        scores = HeuristicAgent(seed).scores(view, moves)
-        order = sorted(range(len(moves)), key=lambda i: -scores[i])[:8]
-        cands = [moves[i] for i in order]
-        values = oracle(view, cands, deals, seed * 7919 + d)
-        best = max(values)
-        for spec, agent in zip(specs, agents):
-            clear_caches()
-            t0 = time.process_time()
-            m = agent.choose(view)
-            secs = time.process_time() - t0
-            j = next((k for k, c in enumerate(cands) if c == m), None)
-            rows.append({"decision": d, "agent": spec, "move": str(m),
-                         "regret": None if j is None else round(best - values[j], 4),
-                         "seconds": round(secs, 5)})
+    for spec in tqdm(specs, desc="agents"):
+        rows += choice_regret(table, spec, seed)
+    rows.sort(key=lambda r: r["decision"])  # decision by decision, agents in their order
     with open(out / "regret.csv", "w", newline="") as f:
         wr = csv.DictWriter(f, fieldnames=list(rows[0]))
         wr.writeheader()
@@ -329,7 +381,7 @@ def regret(variant: str, count: int, seed: int, specs: list[str], deals: int, ou
                         "seconds": float(np.mean(secs))})
     base = summary[0]["seconds"]
     lines = [f"# Points lost against a {deals}-determinization oracle ({variant}, seed {seed})",
-             "", f"{len(views)} decisions of heuristic play with a choice, before the last "
+             "", f"{len(table)} decisions of heuristic play with a choice, before the last "
              "deal. Each agent's move loses the oracle's value of it below the oracle's best "
              "of the heuristic's 8 best moves (full rollouts, the search's policy).", "",
              "| agent | points lost a decision [95% CI] | seconds a decision | time / first "
@@ -342,6 +394,92 @@ def regret(variant: str, count: int, seed: int, specs: list[str], deals: int, ou
         {"variant": variant, "seed": seed, "decisions": count, "deals": deals,
          "agents": summary}, indent=1))
     return summary
+
+
+LEARNING_FIELDS = ("train_shards", "train_hands", "train_boundaries", "collect_minutes",
+                   "fit_minutes", "minutes", "timesteps", "held_out_mse", "label_noise",
+                   "points_lost", "lo", "hi", "outside_candidates", "seconds", "agent")
+
+
+def _summary(rows: list[dict]) -> dict:
+    """Mean points lost with its interval, choices outside the candidates, mean seconds."""
+    from experiments.stats import t_interval
+
+    lost = [r["regret"] for r in rows if r["regret"] is not None]
+    m, lo, hi = t_interval(lost)
+    return {"points_lost": m, "lo": lo, "hi": hi, "outside_candidates": len(rows) - len(lost),
+            "seconds": float(np.mean([r["seconds"] for r in rows]))}
+
+
+def learning(run: Path, counts: list[int], count: int, seed: int, deals: int,
+             simulations: int, hidden: int, epochs: int, references: list[str], out: Path
+             ) -> list[dict]:
+    """The learning curve of the search on a boundary value: for each number of training
+    shards, a network fitted on the first that many (the same held-out shards, settings and
+    seed as ``fit``), then the points ``search:tail=NET,simulations=...`` loses against the
+    oracle on fixed decisions (``oracle_decisions``), over the CPU time spent on collecting
+    and fitting. ``references`` (agent specs, e.g. the plain search) are measured on the same
+    decisions once. Resumable: rows already in ``learning.json`` are kept."""
+    from tqdm.auto import tqdm
+
+    from experiments.curves import Metric, plot_steps_and_minutes
+
+    meta = json.loads((run / "collect.json").read_text())
+    variant = meta["variant"]
+    seconds = []
+    for k in range(max(counts)):
+        with np.load(run / f"shard_{k}.npz") as z:
+            if "seconds" not in z:
+                raise SystemExit(f"tail_value: {run}/shard_{k}.npz has no collection time "
+                                 "(collected before it was recorded): collect it again")
+            seconds.append(float(z["seconds"]))
+    state_path = out / "learning.json"
+    state = json.loads(state_path.read_text()) if state_path.exists() else {}
+    settings = {"run": str(run), "decisions": count, "seed": seed, "deals": deals,
+                "simulations": simulations, "hidden": hidden, "epochs": epochs}
+    if state.get("settings", settings) != settings:
+        raise SystemExit(f"tail_value: {state_path} was made with other settings "
+                         f"({state['settings']}); give another --out")
+    state["settings"] = settings
+    table = oracle_decisions(variant, count, seed, deals, out / "oracle.json")
+    refs = state.setdefault("references", {})
+    for spec in references:
+        if spec not in refs:
+            refs[spec] = _summary(choice_regret(table, spec, seed))
+            state_path.write_text(json.dumps(state, indent=1))
+    rows = state.setdefault("rows", {})
+    for n in tqdm(sorted(counts), desc="networks"):
+        if str(n) in rows:
+            continue
+        net = out / "nets" / f"tail_{n}.npz"
+        f = fit(run, net, out, hidden, epochs, 0, shards=n, log=False)
+        spec = f"search:tail={net},simulations={simulations}"
+        collect_min = sum(seconds[:n]) / 60
+        fit_min = f["fit_seconds"] / 60
+        rows[str(n)] = {"train_shards": n, "train_hands": n * int(meta["hands"]),
+                        "train_boundaries": f["train_boundaries"],
+                        "collect_minutes": collect_min, "fit_minutes": fit_min,
+                        "minutes": collect_min + fit_min, "timesteps": f["train_boundaries"],
+                        "held_out_mse": f["held_out_mse"], "label_noise": f["label_noise"],
+                        "agent": f"search on the value, {simulations} rollouts",
+                        **_summary(choice_regret(table, spec, seed))}
+        state_path.write_text(json.dumps(state, indent=1))
+    got = [rows[k] for k in sorted(rows, key=int)]
+    styles = ("--", ":", "-.")
+    metrics = [Metric("points_lost", "lo", "hi", "points lost a decision",
+                      refs=[(r["points_lost"], styles[i % 3])
+                            for i, r in enumerate(refs.values())]),
+               Metric("held_out_mse", "held_out_mse", "held_out_mse",
+                      "held-out squared error (points²)",
+                      refs=[(got[0]["label_noise"], "--")] if got else [])]
+    refs_text = ", ".join(f"{s} {r['points_lost']:.3f} ({st})" for (s, r), st in
+                          zip(refs.items(), styles * 3))
+    write_table(out, "learning", LEARNING_FIELDS, got, lambda rs, path: plot_steps_and_minutes(
+        rs, path, metrics, group="agent",
+        title=f"{variant}: boundary value, by training data (lines: {refs_text}; "
+              "labels' noise)", minutes_label="CPU minutes (collect + fit)",
+        steps_label="training boundaries"))
+    return got
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -369,6 +507,20 @@ def main(argv: list[str] | None = None) -> None:
     r.add_argument("--deals", type=int, default=1000, help="the oracle's determinizations")
     r.add_argument("--agents", nargs="+", required=True)
     r.add_argument("--out", type=Path, required=True)
+    lc = sub.add_parser("curve", help="learning curve: networks on more and more shards, "
+                        "each measured by regret")
+    lc.add_argument("--run", type=Path, required=True)
+    lc.add_argument("--shards", type=int, nargs="+", required=True,
+                    help="training shard counts, one network each")
+    lc.add_argument("--decisions", type=int, default=200)
+    lc.add_argument("--seed", type=int, default=1)
+    lc.add_argument("--deals", type=int, default=600, help="the oracle's determinizations")
+    lc.add_argument("--simulations", type=int, default=400)
+    lc.add_argument("--hidden", type=int, default=256)
+    lc.add_argument("--epochs", type=int, default=20)
+    lc.add_argument("--references", nargs="*", default=["search"],
+                    help="agent specs measured once on the same decisions")
+    lc.add_argument("--out", type=Path, required=True)
     b = sub.add_parser("build", help="collect (20 shards of 1,000 hands, resumable), then fit")
     b.add_argument("--variant", default="casino")
     a = p.parse_args(argv)
@@ -379,6 +531,10 @@ def main(argv: list[str] | None = None) -> None:
         print(json.dumps(fit(run, out / "tail.npz", out, 256, 20, 0), indent=1))
     elif a.cmd == "collect":
         collect(a.variant, a.hands, a.shards, a.seed, a.rollouts, a.run)
+    elif a.cmd == "curve":
+        for row in learning(a.run, a.shards, a.decisions, a.seed, a.deals, a.simulations,
+                            a.hidden, a.epochs, a.references, a.out):
+            print(row)
     elif a.cmd == "fit":
         print(json.dumps(fit(a.run, a.save, a.out, a.hidden, a.epochs, a.seed,
                                      a.weight_decay), indent=1))

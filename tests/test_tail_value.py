@@ -209,6 +209,45 @@ def test_collect_fit_and_regret_end_to_end(tmp_path):
     assert json.loads((out / "regret.json").read_text())["deals"] == 20
 
 
+def test_oracle_is_cached_and_the_learning_curve_resumes(tmp_path, monkeypatch):
+    run = tmp_path / "run"
+    tv_exp.collect("casino", 6, 4, 0, 4, run)  # 3 training shards, 1 held out
+    with np.load(run / "shard_0.npz") as z:
+        assert z["seconds"] > 0 and int(z["hands"]) == 6
+    with pytest.raises(SystemExit, match="shards must be 1..3"):
+        tv_exp.fit(run, tmp_path / "t.npz", tmp_path, 8, 1, 0, shards=4, log=False)
+    row = tv_exp.fit(run, tmp_path / "t.npz", tmp_path / "no_log", 8, 1, 0, shards=1, log=False)
+    assert row["train_shards"] == 1 and row["train_boundaries"] == 30
+    assert not (tmp_path / "no_log").exists()
+    cache = tmp_path / "oracle.json"
+    table = tv_exp.oracle_decisions("casino", 3, 1, 10, cache)
+    assert len(table) == 3 and all(len(c) == len(v) for _, c, v in table)
+
+    def no_oracle(*a):
+        raise AssertionError("the oracle ran again")
+
+    monkeypatch.setattr(tv_exp, "oracle", no_oracle)
+    again = tv_exp.oracle_decisions("casino", 3, 1, 10, cache)
+    assert [v for _, _, v in again] == [v for _, _, v in table]
+    with pytest.raises(AssertionError, match="ran again"):  # other settings: not the cache's
+        tv_exp.oracle_decisions("casino", 3, 1, 11, cache)
+    monkeypatch.undo()
+    out = tmp_path / "curve"
+    rows = tv_exp.learning(run, [3, 1], 3, 1, 10, 16, 8, 1, ["search:simulations=16"], out)
+    assert [r["train_shards"] for r in rows] == [1, 3]
+    assert [r["train_boundaries"] for r in rows] == [30, 90]
+    assert rows[0]["collect_minutes"] < rows[1]["collect_minutes"]
+    assert all(r["points_lost"] >= 0 and r["seconds"] > 0 for r in rows)
+    with open(out / "learning.csv") as f:
+        assert [int(r["train_shards"]) for r in csv.DictReader(f)] == [1, 3]
+    assert (out / "learning.png").exists()
+    monkeypatch.setattr(tv_exp, "fit", no_oracle)  # resumed: nothing is fitted again
+    monkeypatch.setattr(tv_exp, "oracle", no_oracle)
+    assert tv_exp.learning(run, [1, 3], 3, 1, 10, 16, 8, 1, [], out) == rows
+    with pytest.raises(SystemExit, match="other settings"):
+        tv_exp.learning(run, [1], 3, 1, 10, 32, 8, 1, [], out)
+
+
 def test_search_uses_full_rollouts_under_dominican_restrictions(tmp_path, monkeypatch):
     """V-dom-end: with a side 3 or fewer points short of the target the hand's points depend
     on the scores, which the boundary value does not see, so the search rolls out fully."""
