@@ -145,10 +145,15 @@ def collect(variant: str, hands: int, shards: int, seed: int, rollouts: int, run
         tmp.rename(path)
 
 
+def shard_files(run: Path) -> list[Path]:
+    """The run's finished shards in order (not one cut short: shard_k.tmp.npz)."""
+    return sorted((p for p in run.glob("shard_*.npz") if p.stem[6:].isdigit()),
+                  key=lambda p: int(p.stem[6:]))
+
+
 def load(run: Path) -> tuple[list[np.ndarray], list[np.ndarray], int]:
     """Each shard's masks and other columns, in shard order, and the rollouts per label."""
-    files = sorted((p for p in run.glob("shard_*.npz") if p.stem[6:].isdigit()),
-                   key=lambda p: int(p.stem[6:]))  # not a shard cut short (shard_k.tmp.npz)
+    files = shard_files(run)
     if not files:
         raise SystemExit(f"tail_value: no shards in {run} (run collect first)")
     masks, rest, k = [], [], 0
@@ -435,8 +440,10 @@ def learning(run: Path, counts: list[int], count: int, seed: int, deals: int,
             seconds.append(float(z["seconds"]))
     state_path = out / "learning.json"
     state = json.loads(state_path.read_text()) if state_path.exists() else {}
-    settings = {"run": str(run), "decisions": count, "seed": seed, "deals": deals,
-                "simulations": simulations, "hidden": hidden, "epochs": epochs}
+    # the held-out shards are the last tenth of those on disk: the same count, the same split
+    settings = {"run": str(run), "run_shards": len(shard_files(run)), "decisions": count,
+                "seed": seed, "deals": deals, "simulations": simulations, "hidden": hidden,
+                "epochs": epochs}
     if state.get("settings", settings) != settings:
         raise SystemExit(f"tail_value: {state_path} was made with other settings "
                          f"({state['settings']}); give another --out")

@@ -246,6 +246,9 @@ def test_oracle_is_cached_and_the_learning_curve_resumes(tmp_path, monkeypatch):
     assert tv_exp.learning(run, [1, 3], 3, 1, 10, 16, 8, 1, [], out) == rows
     with pytest.raises(SystemExit, match="other settings"):
         tv_exp.learning(run, [1], 3, 1, 10, 32, 8, 1, [], out)
+    tv_exp.collect("casino", 6, 5, 0, 4, run)  # a shard more: another held-out split
+    with pytest.raises(SystemExit, match="'run_shards': 4"):
+        tv_exp.learning(run, [1, 3], 3, 1, 10, 16, 8, 1, [], out)
 
 
 def test_search_uses_full_rollouts_under_dominican_restrictions(tmp_path, monkeypatch):
