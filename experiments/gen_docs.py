@@ -390,24 +390,33 @@ def match_table(matches: tuple, opponent: str | None, root: str = "../",
 
 # The boundary-value matches compared deal by deal with the other agents on the same deals
 # (experiments.paired): (preset, the other match's folder, its label).
-PAIRED_TAIL = (
-    ("casino", "exit/guided_endgame_v_search_casino", "guide + solver, 400 rollouts"),
-    ("casino", "exit/guided380_endgame_v_search_casino", "guide + solver, 380 rollouts"),
-    ("royal", "exit/endgame_v_search_royal", "solver alone, 400 rollouts"),
-    ("royal", "exit/guided380_endgame_v_search_royal", "guide + solver, 380 rollouts"),
-    ("dominican", "exit/guided_endgame_v_search_dominican", "guide + solver, 400 rollouts"),
-)
+PAIRED_TAIL = tuple(
+    (preset, f"exit/tail1600_endgame_v_search_{preset}", other, "search", label)
+    for preset, other, label in (
+        ("casino", "exit/guided_endgame_v_search_casino", "guide + solver, 400 rollouts"),
+        ("casino", "exit/guided380_endgame_v_search_casino", "guide + solver, 380 rollouts"),
+        ("royal", "exit/endgame_v_search_royal", "solver alone, 400 rollouts"),
+        ("royal", "exit/guided380_endgame_v_search_royal", "guide + solver, 380 rollouts"),
+        ("dominican", "exit/guided_endgame_v_search_dominican",
+         "guide + solver, 400 rollouts"))) + tuple(
+    ("casino", f"exit/general/tail1600_v_{slug}_casino", f"exit/general/{who}_v_{slug}_casino",
+     opponent, label)
+    for slug, opponent in (("unseen_heuristic", "`heuristic:threat=0.3,residue=0.5`"),
+                           ("search200", "`search:simulations=200`"),
+                           ("search800", "`search:simulations=800`"))
+    for who, label in (("search", "search (shipped)"),
+                       ("guided", "guide + solver, 400 rollouts")))
 
 
 def paired_tail_table() -> str:
     """Each boundary-value match against another agent's match on the deals both played."""
     from experiments.paired import compare
 
-    out = ["| preset | compared with | deals | won v search: value, other | hands won "
-           "difference, % points [95% CI] | points/hand difference [95% CI] |",
-           "|---|---|---|---|---|---|"]
-    for preset, other, label in PAIRED_TAIL:
-        a = RESULTS / f"exit/tail1600_endgame_v_search_{preset}"
+    out = ["| preset | opponent | compared with | deals | won v opponent: value, other | "
+           "hands won difference, % points [95% CI] | points/hand difference [95% CI] |",
+           "|---|---|---|---|---|---|---|"]
+    for preset, mine, other, opponent, label in PAIRED_TAIL:
+        a = RESULTS / mine
         b = RESULTS / other
         if not (a / "chunks.jsonl").exists() or not (b / "chunks.jsonl").exists():
             continue
@@ -415,7 +424,7 @@ def paired_tail_table() -> str:
             r = compare(a, b)
         except ValueError:  # no deal in common yet
             continue
-        out.append(f"| {preset} | {label} | {r['deals']:,} | {100 * r['a_won']:.1f}%, "
+        out.append(f"| {preset} | {opponent} | {label} | {r['deals']:,} | {100 * r['a_won']:.1f}%, "
                    f"{100 * r['b_won']:.1f}% | {100 * r['diff_won']:+.1f} "
                    f"[{100 * r['diff_won_lo']:+.1f}, {100 * r['diff_won_hi']:+.1f}] | "
                    f"{r['diff_points']:+.2f} [{r['diff_points_lo']:+.2f}, "

@@ -458,7 +458,7 @@ def learning(run: Path, counts: list[int], count: int, seed: int, deals: int,
     for n in tqdm(sorted(counts), desc="networks"):
         if str(n) in rows:
             continue
-        net = out / "nets" / f"tail_{n}.npz"
+        net = run / "curve_nets" / f"tail_{n}.npz"  # with the data: rebuilt, not committed
         f = fit(run, net, out, hidden, epochs, 0, shards=n, log=False)
         spec = f"search:tail={net},simulations={simulations}"
         collect_min = sum(seconds[:n]) / 60

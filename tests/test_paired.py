@@ -58,3 +58,29 @@ def test_other_deals_or_opponents_are_refused(tmp_path, capsys):
     out = tmp_path / "cmp.json"
     assert paired.main([str(a), str(a), "--out", str(out)]) == 0
     assert json.loads(out.read_text())["diff_points"] == 0.0
+
+
+def test_the_docs_table_names_each_pair_and_its_opponent(tmp_path, monkeypatch):
+    """gen_docs' paired_tail block: a row per pair whose two matches share deals, with the
+    opponent they both played; pairs not yet played, or with no deal in common, are left out."""
+    import experiments.gen_docs as gd
+
+    _match(tmp_path / "a", "x", {0: [_game(0, 0, 0, [7, 4]), _game(0, 1, 1, [5, 6]),
+                                     _game(1, 0, 0, [6, 5]), _game(1, 1, 0, [6, 5])]},
+           opponent="heuristic")
+    _match(tmp_path / "b", "y", {0: [_game(0, 0, 1, [4, 7]), _game(0, 1, 1, [5, 6]),
+                                     _game(1, 0, 1, [5, 6]), _game(1, 1, 0, [6, 5])]},
+           opponent="heuristic")
+    _match(tmp_path / "c", "z", {3: [_game(6, 0, 1, [4, 7])]}, opponent="heuristic")
+    monkeypatch.setattr(gd, "RESULTS", tmp_path)
+    monkeypatch.setattr(gd, "PAIRED_TAIL", (
+        ("casino", "a", "b", "`heuristic`", "other"), ("casino", "a", "missing", "`h`", "m"),
+        ("casino", "a", "c", "`heuristic`", "no common deal")))
+    lines = gd.paired_tail_table().splitlines()
+    assert len(lines) == 3
+    # deal 0: a wins half its hands, +1.0 a hand; b none, -2.0. Deal 1: a 1 and +1.0; b half
+    # and 0.0. Differences (0.5, +3.0) and (0.5, +1.0): +2.0 +/- 12.706 (t, 1 df) * 1.0
+    assert lines[2] == ("| casino | `heuristic` | other | 2 | 75.0%, 25.0% | +50.0 [+50.0, "
+                        "+50.0] | +2.00 [-10.71, +14.71] |")
+    monkeypatch.setattr(gd, "PAIRED_TAIL", gd.PAIRED_TAIL[1:])
+    assert gd.paired_tail_table() == "_No match yet._"
