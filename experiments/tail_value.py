@@ -403,7 +403,8 @@ def regret(variant: str, count: int, seed: int, specs: list[str], deals: int, ou
 
 LEARNING_FIELDS = ("train_shards", "train_hands", "train_boundaries", "collect_minutes",
                    "fit_minutes", "minutes", "timesteps", "held_out_mse", "label_noise",
-                   "points_lost", "lo", "hi", "outside_candidates", "seconds", "agent")
+                   "points_lost", "lo", "hi", "vs_most", "vs_most_lo", "vs_most_hi",
+                   "outside_candidates", "seconds", "agent")
 
 
 def _summary(rows: list[dict]) -> dict:
@@ -413,7 +414,16 @@ def _summary(rows: list[dict]) -> dict:
     lost = [r["regret"] for r in rows if r["regret"] is not None]
     m, lo, hi = t_interval(lost)
     return {"points_lost": m, "lo": lo, "hi": hi, "outside_candidates": len(rows) - len(lost),
-            "seconds": float(np.mean([r["seconds"] for r in rows]))}
+            "seconds": float(np.mean([r["seconds"] for r in rows])),
+            "regrets": [r["regret"] for r in rows]}
+
+
+def _paired(a: list, b: list) -> tuple[float, float, float]:
+    """Mean of a - b over the decisions where both chose among the candidates, with its
+    Student-t interval: the same decisions, so far narrower than two separate intervals."""
+    from experiments.stats import t_interval
+
+    return t_interval([x - y for x, y in zip(a, b) if x is not None and y is not None])
 
 
 def learning(run: Path, counts: list[int], count: int, seed: int, deals: int,
@@ -424,7 +434,9 @@ def learning(run: Path, counts: list[int], count: int, seed: int, deals: int,
     seed as ``fit``), then the points ``search:tail=NET,simulations=...`` loses against the
     oracle on fixed decisions (``oracle_decisions``), over the CPU time spent on collecting
     and fitting. ``references`` (agent specs, e.g. the plain search) are measured on the same
-    decisions once. Resumable: rows already in ``learning.json`` are kept."""
+    decisions once. ``vs_most``: a network's points lost minus those of the network on the
+    most shards, paired decision by decision. Resumable: rows already in ``learning.json``
+    are kept."""
     from tqdm.auto import tqdm
 
     from experiments.curves import Metric, plot_steps_and_minutes
@@ -456,7 +468,7 @@ def learning(run: Path, counts: list[int], count: int, seed: int, deals: int,
             state_path.write_text(json.dumps(state, indent=1))
     rows = state.setdefault("rows", {})
     for n in tqdm(sorted(counts), desc="networks"):
-        if str(n) in rows:
+        if "regrets" in rows.get(str(n), {}):
             continue
         net = run / "curve_nets" / f"tail_{n}.npz"  # with the data: rebuilt, not committed
         f = fit(run, net, out, hidden, epochs, 0, shards=n, log=False)
@@ -472,6 +484,8 @@ def learning(run: Path, counts: list[int], count: int, seed: int, deals: int,
                         **_summary(choice_regret(table, spec, seed))}
         state_path.write_text(json.dumps(state, indent=1))
     got = [rows[k] for k in sorted(rows, key=int)]
+    for r in got:  # each network against the one fitted on the most shards, decision by decision
+        r["vs_most"], r["vs_most_lo"], r["vs_most_hi"] = _paired(r["regrets"], got[-1]["regrets"])
     styles = ("--", ":", "-.")
     metrics = [Metric("points_lost", "lo", "hi", "points lost a decision",
                       refs=[(r["points_lost"], styles[i % 3])

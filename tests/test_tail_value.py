@@ -238,6 +238,9 @@ def test_oracle_is_cached_and_the_learning_curve_resumes(tmp_path, monkeypatch):
     assert [r["train_boundaries"] for r in rows] == [30, 90]
     assert rows[0]["collect_minutes"] < rows[1]["collect_minutes"]
     assert all(r["points_lost"] >= 0 and r["seconds"] > 0 for r in rows)
+    assert rows[1]["vs_most"] == 0.0  # the last network against itself
+    paired = [a - b for a, b in zip(rows[0]["regrets"], rows[1]["regrets"])]
+    assert rows[0]["vs_most"] == pytest.approx(sum(paired) / len(paired))
     with open(out / "learning.csv") as f:
         assert [int(r["train_shards"]) for r in csv.DictReader(f)] == [1, 3]
     assert (out / "learning.png").exists()
