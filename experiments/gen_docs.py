@@ -432,6 +432,29 @@ def paired_tail_table() -> str:
     return "\n".join(out) if len(out) > 2 else "_No match yet._"
 
 
+def tail_learning_table() -> str:
+    """The boundary value's learning curves (``experiments.tail_value curve``): per preset and
+    rollout budget, each network's held-out error and the points its search loses."""
+    out = ["| preset | rollouts | training boundaries (CPU min) | held-out squared error | "
+           "points lost a decision [95% CI] | minus the last network's, paired [95% CI] | "
+           "curve |", "|---|---|---|---|---|---|---|"]
+    for preset in ("casino", "royal", "dominican"):
+        for folder in ("learning", "learning1600"):
+            rel = f"exit/tail_value_{preset}/{folder}"
+            rows = _rows(RESULTS / rel / "learning.csv")
+            for i, r in enumerate(rows):
+                link = f"[png](../experiments/results/{rel}/learning.png)"
+                vs = "– (the last network)" if i == len(rows) - 1 else (
+                    f"{float(r['vs_most']):+.3f} [{float(r['vs_most_lo']):+.3f}, "
+                    f"{float(r['vs_most_hi']):+.3f}]")
+                out.append(
+                    f"| {preset} | {r['agent'].rsplit(', ', 1)[-1].split()[0]} | "
+                    f"{int(r['train_boundaries']):,} ({float(r['minutes']):.1f}) | "
+                    f"{float(r['held_out_mse']):.2f} | {float(r['points_lost']):.3f} "
+                    f"[{float(r['lo']):.3f}, {float(r['hi']):.3f}] | {vs} | {link} |")
+    return "\n".join(out) if len(out) > 2 else "_No curve yet._"
+
+
 def endgame_match_table(root: str = "../", matches: tuple = ENDGAME_MATCHES) -> str:
     """``search:endgame`` (alone, guided by a network's prior, or on a learned boundary
     value) against the search agent."""
@@ -510,7 +533,8 @@ BLOCKS = {
                                  "endgame_net": endgame_net_table,
                                  "generality": generality_table,
                                  "guide_value": guide_value_table,
-                                 "paired_tail": paired_tail_table},
+                                 "paired_tail": paired_tail_table,
+                                 "tail_learning": tail_learning_table},
 }
 
 

@@ -348,3 +348,29 @@ def test_determinization_value_samples_a_move_by_where_it_leaves_the_hand():
     v = determinization_value(hand_end, after, 1, w, 0, tail=tail)
     assert v == 3.0 == hand_result(hand_end, after, 1, 0.0) and len(seen) == 1
     assert after.hand_points is not hand_end.hand_points
+
+
+def test_the_docs_table_shows_each_curve_point_against_the_last_network(tmp_path, monkeypatch):
+    """gen_docs' tail_learning block: a row per network of each preset's curve, the last one
+    marked as the reference of the paired column; presets without a curve are left out."""
+    import experiments.gen_docs as gd
+
+    rel = tmp_path / "exit" / "tail_value_royal" / "learning1600"
+    rows = [{"train_shards": n, "train_boundaries": 5000 * n, "minutes": 0.7 * n,
+             "held_out_mse": mse, "points_lost": p, "lo": p - 0.01, "hi": p + 0.01,
+             "vs_most": d, "vs_most_lo": d - 0.005, "vs_most_hi": d + 0.005,
+             "agent": "search on the value, 1600 rollouts"}
+            for n, mse, p, d in ((1, 1.9, 0.04, 0.015), (18, 1.4, 0.025, 0.0))]
+    from experiments.curves import write_table
+
+    write_table(rel, "learning", tv_exp.LEARNING_FIELDS, rows, lambda rs, path: None)
+    monkeypatch.setattr(gd, "RESULTS", tmp_path)
+    lines = gd.tail_learning_table().splitlines()
+    link = "[png](../experiments/results/exit/tail_value_royal/learning1600/learning.png)"
+    assert lines[2:] == [
+        f"| royal | 1600 | 5,000 (0.7) | 1.90 | 0.040 [0.030, 0.050] | +0.015 [+0.010, +0.020]"
+        f" | {link} |",
+        f"| royal | 1600 | 90,000 (12.6) | 1.40 | 0.025 [0.015, 0.035] | – (the last network) "
+        f"| {link} |"]
+    monkeypatch.setattr(gd, "RESULTS", tmp_path / "none")
+    assert gd.tail_learning_table() == "_No curve yet._"
