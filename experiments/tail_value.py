@@ -359,54 +359,6 @@ def choice_regret(table: list[tuple[PlayerView, list, list[float]]], spec: str, 
     return rows
 
 
-def regret(variant: str, count: int, seed: int, specs: list[str], deals: int, out: Path
-           ) -> list[dict]:
-    """Points each agent's choice loses against the oracle's best candidate, and its time."""
-    from tqdm.auto import tqdm
-
-    from experiments.stats import t_interval
-
-    table = oracle_decisions(variant, count, seed, deals, out / "oracle.json")
-    rows = []
-    for spec in tqdm(specs, desc="agents"):
-        rows += choice_regret(table, spec, seed)
-    rows.sort(key=lambda r: r["decision"])  # decision by decision, agents in their order
-    with open(out / "regret.csv", "w", newline="") as f:
-        wr = csv.DictWriter(f, fieldnames=list(rows[0]))
-        wr.writeheader()
-        wr.writerows(rows)
-    summary = []
-    for spec in specs:
-        mine = [r for r in rows if r["agent"] == spec]
-        lost = [r["regret"] for r in mine if r["regret"] is not None]
-        m, lo, hi = t_interval(lost)
-        secs = [r["seconds"] for r in mine]
-        summary.append({"agent": spec, "decisions": len(mine), "outside_candidates":
-                        len(mine) - len(lost), "points_lost": m, "lo": lo, "hi": hi,
-                        "seconds": float(np.mean(secs))})
-    base = summary[0]["seconds"]
-    lines = [f"# Points lost against a {deals}-determinization oracle ({variant}, seed {seed})",
-             "", f"{len(table)} decisions of heuristic play with a choice, before the last "
-             "deal. Each agent's move loses the oracle's value of it below the oracle's best "
-             "of the heuristic's 8 best moves (full rollouts, the search's policy).", "",
-             "| agent | points lost a decision [95% CI] | seconds a decision | time / first "
-             "row's |", "|---|---|---|---|"]
-    for r in summary:
-        lines.append(f"| `{r['agent']}` | {r['points_lost']:.3f} [{r['lo']:.3f}, {r['hi']:.3f}]"
-                     f" | {r['seconds']:.3f} | {r['seconds'] / base:.2f} |")
-    (out / "regret.md").write_text("\n".join(lines) + "\n")
-    (out / "regret.json").write_text(json.dumps(
-        {"variant": variant, "seed": seed, "decisions": count, "deals": deals,
-         "agents": summary}, indent=1))
-    return summary
-
-
-LEARNING_FIELDS = ("train_shards", "train_hands", "train_boundaries", "collect_minutes",
-                   "fit_minutes", "minutes", "timesteps", "held_out_mse", "label_noise",
-                   "points_lost", "lo", "hi", "vs_most", "vs_most_lo", "vs_most_hi",
-                   "outside_candidates", "seconds", "agent")
-
-
 def _summary(rows: list[dict]) -> dict:
     """Mean points lost with its interval, choices outside the candidates, mean seconds."""
     from experiments.stats import t_interval
@@ -424,6 +376,55 @@ def _paired(a: list, b: list) -> tuple[float, float, float]:
     from experiments.stats import t_interval
 
     return t_interval([x - y for x, y in zip(a, b) if x is not None and y is not None])
+
+
+def regret(variant: str, count: int, seed: int, specs: list[str], deals: int, out: Path
+           ) -> list[dict]:
+    """Points each agent's choice loses against the oracle's best candidate, and its time."""
+    from tqdm.auto import tqdm
+
+    table = oracle_decisions(variant, count, seed, deals, out / "oracle.json")
+    rows = []
+    for spec in tqdm(specs, desc="agents"):
+        rows += choice_regret(table, spec, seed)
+    rows.sort(key=lambda r: r["decision"])  # decision by decision, agents in their order
+    with open(out / "regret.csv", "w", newline="") as f:
+        wr = csv.DictWriter(f, fieldnames=list(rows[0]))
+        wr.writeheader()
+        wr.writerows(rows)
+    summary = []
+    for spec in specs:
+        mine = [r for r in rows if r["agent"] == spec]
+        summary.append({"agent": spec, "decisions": len(mine), **_summary(mine)})
+    first = summary[0]
+    for r in summary:
+        r["vs_first"], r["vs_first_lo"], r["vs_first_hi"] = _paired(r["regrets"],
+                                                                    first["regrets"])
+    lines = [f"# Points lost against a {deals}-determinization oracle ({variant}, seed {seed})",
+             "", f"{len(table)} decisions of heuristic play with a choice, before the last "
+             "deal. Each agent's move loses the oracle's value of it below the oracle's best "
+             "of the heuristic's 8 best moves (full rollouts, the search's policy). The "
+             "difference with the first row's agent is paired decision by decision.", "",
+             "| agent | points lost a decision [95% CI] | minus the first row's [95% CI] | "
+             "seconds a decision | time / first row's |", "|---|---|---|---|---|"]
+    for r in summary:
+        vs = "–" if r is first else (f"{r['vs_first']:+.3f} [{r['vs_first_lo']:+.3f}, "
+                                     f"{r['vs_first_hi']:+.3f}]")
+        lines.append(f"| `{r['agent']}` | {r['points_lost']:.3f} [{r['lo']:.3f}, {r['hi']:.3f}]"
+                     f" | {vs} | {r['seconds']:.3f} | {r['seconds'] / first['seconds']:.2f} |")
+    for r in summary:  # per decision, they are in regret.csv
+        del r["regrets"]
+    (out / "regret.md").write_text("\n".join(lines) + "\n")
+    (out / "regret.json").write_text(json.dumps(
+        {"variant": variant, "seed": seed, "decisions": count, "deals": deals,
+         "agents": summary}, indent=1))
+    return summary
+
+
+LEARNING_FIELDS = ("train_shards", "train_hands", "train_boundaries", "collect_minutes",
+                   "fit_minutes", "minutes", "timesteps", "held_out_mse", "label_noise",
+                   "points_lost", "lo", "hi", "vs_most", "vs_most_lo", "vs_most_hi",
+                   "outside_candidates", "seconds", "agent")
 
 
 def learning(run: Path, counts: list[int], count: int, seed: int, deals: int,

@@ -207,6 +207,11 @@ def test_collect_fit_and_regret_end_to_end(tmp_path):
         rows = list(csv.DictReader(f))
     assert len(rows) == 6 and all(float(r["regret"]) >= 0 for r in rows)
     assert json.loads((out / "regret.json").read_text())["deals"] == 20
+    # the second agent against the first, decision by decision
+    by = [[float(r["regret"]) for r in rows if r["agent"] == s["agent"]] for s in summary]
+    assert summary[1]["vs_first"] == pytest.approx(sum(b - a for a, b in zip(*by)) / 3)
+    assert summary[0]["vs_first"] == 0.0 and "regrets" not in summary[0]
+    assert "| – |" in (out / "regret.md").read_text().splitlines()[6]
 
 
 def test_oracle_is_cached_and_the_learning_curve_resumes(tmp_path, monkeypatch):
