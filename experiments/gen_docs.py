@@ -331,7 +331,8 @@ HEURISTIC_ENDGAME_MATCHES = tuple(
 # search, for reference, on the same deals) against opponents no network was trained with or
 # against.
 GENERALITY_MATCHES = tuple(
-    ("casino", agent, opponent, f"exit/general/{who}_v_{slug}_casino")
+    (preset, agent, opponent, f"exit/general/{who}_v_{slug}_{preset}")
+    for preset in ("casino", "royal", "dominican")
     for opponent, slug in (("`heuristic:threat=0.3,residue=0.5` (another tuning)",
                             "unseen_heuristic"),
                            ("`search:simulations=200`", "search200"),
