@@ -487,15 +487,14 @@ def learning(run: Path, counts: list[int], count: int, seed: int, deals: int,
     got = [rows[k] for k in sorted(rows, key=int)]
     for r in got:  # each network against the one fitted on the most shards, decision by decision
         r["vs_most"], r["vs_most_lo"], r["vs_most_hi"] = _paired(r["regrets"], got[-1]["regrets"])
-    styles = ("--", ":", "-.")
+    lines = [(spec, r["points_lost"], ("--", ":", "-.")[i % 3])  # one line per reference
+             for i, (spec, r) in enumerate(refs.items())]
     metrics = [Metric("points_lost", "lo", "hi", "points lost a decision",
-                      refs=[(r["points_lost"], styles[i % 3])
-                            for i, r in enumerate(refs.values())]),
+                      refs=[(y, style) for _, y, style in lines]),
                Metric("held_out_mse", "held_out_mse", "held_out_mse",
                       "held-out squared error (points²)",
                       refs=[(got[0]["label_noise"], "--")] if got else [])]
-    refs_text = ", ".join(f"{s} {r['points_lost']:.3f} ({st})" for (s, r), st in
-                          zip(refs.items(), styles * 3))
+    refs_text = ", ".join(f"{spec} {y:.3f} ({style})" for spec, y, style in lines)
     write_table(out, "learning", LEARNING_FIELDS, got, lambda rs, path: plot_steps_and_minutes(
         rs, path, metrics, group="agent",
         title=f"{variant}: boundary value, by training data (lines: {refs_text}; "
