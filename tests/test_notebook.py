@@ -1,7 +1,8 @@
 """The quickstart notebook runs from top to bottom (nbclient) and shows what it promises: the
-table picture, legal moves, a tiny MaskablePPO agent that beats random play, measured against
-an untrained reference that is the random player itself (uniform over moves), and a plot whose
-x labels stand apart (issue 16 item 11)."""
+table picture, legal moves, the committed learned agents (issue 18: the cloned network and the
+search on a learned boundary value) choosing legal moves and playing, a tiny MaskablePPO agent
+that beats random play, measured against an untrained reference that is the random player
+itself (uniform over moves), and a plot whose x labels stand apart (issue 16 item 11)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import re
 from pathlib import Path
 
 import pytest
+
+from casino_env.engine import legal_moves, new_game
 
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")
@@ -53,6 +56,14 @@ def test_quickstart_notebook_runs(monkeypatch):
             if "text/html" in o.get("data", {})]
     assert html and "<svg" in html[0]  # the environment drew its table
     assert "legal moves: [" in text and "trails" in text
+    # The committed networks load by spec, pick a legal move and play 4 duplicate deals.
+    state = new_game("casino", players=2, seed=3)
+    legal = {str(m) for m in legal_moves(state)}
+    for name in ("cloned network", "search on a learned value"):
+        (move,) = re.findall(rf"^{name} plays: (.+)$", text, re.M)
+        assert move in legal
+        (hands,) = re.findall(rf"^{name} v heuristic: (\d+) hands, won [\d.]+%", text, re.M)
+        assert hands == "8"
     rates = dict(re.findall(r"(random moves|MaskablePPO): ([\d.]+)%", text))
     assert set(rates) == {"random moves", "MaskablePPO"}
     # The reference is the opponent's own policy: about half the hands (150, not drawn).
