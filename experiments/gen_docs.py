@@ -351,6 +351,14 @@ GUIDE_VALUE_MATCHES = (
      "exit/guide_value/guided100_v_endgame100_casino"),
 )
 
+# What the boundary value adds in play: the search on it against the same search and solver
+# without it, given the same time (240 full rollouts a decision), on the same deals.
+TAIL_EQUAL_TIME_MATCHES = tuple(
+    (preset, "search on a boundary value + exact endgame, 1,600 rollouts",
+     "`search:endgame=20000,simulations=240` (no value, about the same time)",
+     f"exit/tail1600_endgame_v_endgame240_{preset}")
+    for preset in ("casino", "royal", "dominican"))
+
 
 def match_table(matches: tuple, opponent: str | None, root: str = "../",
                 label: str = "guide", ratio: bool = False) -> str:
@@ -477,6 +485,11 @@ def guide_value_table() -> str:
     return match_table(GUIDE_VALUE_MATCHES, None, label="agent", ratio=True)
 
 
+def tail_equal_time_table() -> str:
+    """The search on a boundary value against the search and solver without it, at equal time."""
+    return match_table(TAIL_EQUAL_TIME_MATCHES, None, label="agent", ratio=True)
+
+
 def endgame_net_table() -> str:
     """experiments.endgame_net fits (experiments/results/exit/endgame_net_casino/fits.csv)."""
     rows = _rows(RESULTS / "exit" / "endgame_net_casino" / "fits.csv")
@@ -535,7 +548,8 @@ BLOCKS = {
                                  "generality": generality_table,
                                  "guide_value": guide_value_table,
                                  "paired_tail": paired_tail_table,
-                                 "tail_learning": tail_learning_table},
+                                 "tail_learning": tail_learning_table,
+                                 "tail_equal_time": tail_equal_time_table},
 }
 
 
