@@ -464,6 +464,29 @@ def tail_learning_table() -> str:
     return "\n".join(out) if len(out) > 2 else "_No curve yet._"
 
 
+def tail_play_curve_table() -> str:
+    """The boundary value's learning curve in play (``experiments.tail_curve``): per preset,
+    each network's hands won against the fixed opponent, paired with the most-data network."""
+    out = ["| preset | training boundaries (CPU min) | held-out squared error | opponent | "
+           "hands | won [95% CI] | points/hand [95% CI] | minus the last network's hands won, "
+           "paired [95% CI] | curve |", "|---|---|---|---|---|---|---|---|---|"]
+    for preset in ("casino", "royal", "dominican"):
+        rel = f"exit/tail_value_{preset}/play_curve"
+        rows = _rows(RESULTS / rel / "play_curve.csv")
+        for i, r in enumerate(rows):
+            vs = "– (the last network)" if i == len(rows) - 1 else (
+                f"{100 * float(r['vs_most']):+.1f} [{100 * float(r['vs_most_lo']):+.1f}, "
+                f"{100 * float(r['vs_most_hi']):+.1f}]")
+            out.append(
+                f"| {preset} | {int(r['train_boundaries']):,} ({float(r['minutes']):.1f}) | "
+                f"{float(r['held_out_mse']):.2f} | `{r['agent'].split(' v ', 1)[1]}` | "
+                f"{int(r['hands']):,} | {_pct(r['win_rate'])} [{_pct(r['lo'])[:-1]}, "
+                f"{_pct(r['hi'])[:-1]}] | {float(r['diff_per_hand']):+.2f} "
+                f"[{float(r['diff_lo']):+.2f}, {float(r['diff_hi']):+.2f}] | {vs} | "
+                f"[png](../experiments/results/{rel}/play_curve.png) |")
+    return "\n".join(out) if len(out) > 2 else "_No curve yet._"
+
+
 def endgame_match_table(root: str = "../", matches: tuple = ENDGAME_MATCHES) -> str:
     """``search:endgame`` (alone, guided by a network's prior, or on a learned boundary
     value) against the search agent."""
@@ -549,7 +572,8 @@ BLOCKS = {
                                  "guide_value": guide_value_table,
                                  "paired_tail": paired_tail_table,
                                  "tail_learning": tail_learning_table,
-                                 "tail_equal_time": tail_equal_time_table},
+                                 "tail_equal_time": tail_equal_time_table,
+                                 "tail_play_curve": tail_play_curve_table},
 }
 
 

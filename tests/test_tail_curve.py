@@ -94,3 +94,24 @@ def test_a_reference_that_is_not_a_search_on_a_value_is_refused(setup, tmp_path)
     with pytest.raises(SystemExit, match="not a long_match folder"):
         tail_curve.main(["--run", str(data), "--shards", "1", "--reference",
                          str(tmp_path / "none"), "--out", str(tmp_path / "o")])
+
+
+def test_the_docs_table_shows_each_network_against_the_last(setup, tmp_path, monkeypatch):
+    from experiments import gen_docs
+
+    _, _, out = setup
+    folder = tmp_path / "exit" / "tail_value_casino" / "play_curve"
+    folder.mkdir(parents=True)
+    (folder / "play_curve.csv").write_text((out / "play_curve.csv").read_text())
+    monkeypatch.setattr(gen_docs, "RESULTS", tmp_path)
+    lines = gen_docs.tail_play_curve_table().splitlines()
+    with open(out / "play_curve.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert len(lines) == 2 + len(rows)
+    first = lines[2].split(" | ")
+    assert first[0] == "| casino" and first[1].startswith("20 (")
+    assert first[3] == "`greedy`" and first[4] == "4"
+    assert first[7] == (f"{100 * float(rows[0]['vs_most']):+.1f} "
+                        f"[{100 * float(rows[0]['vs_most_lo']):+.1f}, "
+                        f"{100 * float(rows[0]['vs_most_hi']):+.1f}]")
+    assert "– (the last network)" in lines[3]
