@@ -16,7 +16,9 @@
    round just dealt) the boundary is recorded and labelled with the mean of ``--rollouts``
    rollouts of the search's policy (``agents.fastsim``, "builder") from it, each on a fresh
    shuffle of the unseen cards (the new hands and the stock): the hand's point difference for
-   side 0. Shards of ``--hands`` hands, written as they finish (a rerun skips those on disk).
+   side 0. ``--policy heuristic`` labels with the heuristic's play in every seat instead (each
+   seat seeing only its view): slower, but closer to strong play than the fast rollouts.
+   Shards of ``--hands`` hands, written as they finish (a rerun skips those on disk).
 2. **fit** — an MLP (``agents.tail_value``: card locations, sweeps, last capturer, leader;
    two hidden layers) regresses those means from both sides' views (side 1's value is the negation);
    the last 10% of shards are held out, and the epoch that predicts them best is saved
@@ -50,7 +52,7 @@ import numpy as np
 
 from agents.fastsim import clear_caches
 from agents.scripted import GreedyAgent, HeuristicAgent
-from agents.search import determinization_value
+from agents.search import determinization_value, hand_result
 from agents.tail_value import TailValue, boundary_inputs, save_tail, tail_supported
 from agents.valuation import static_weights
 from casino_env.engine import State, new_game
@@ -60,12 +62,27 @@ from casino_env.engine.play import play
 from casino_env.engine.view import PlayerView
 from experiments.curves import write_table
 
+POLICIES = ("builder", "heuristic")  # whose play labels a boundary (``label``)
 COLUMNS = ("loose", "pile0", "pile1", "sweeps0", "sweeps1", "last_side", "leader", "mean", "sd")
 
 
-def label(st: State, rollouts: int, rng: random.Random) -> tuple[float, float]:
+def heuristic_result(st: State, seed: int) -> float:
+    """Side 0's point difference over the rest of the hand from ``st`` with the heuristic in
+    every seat, each seeing only its own view."""
+    agents = [HeuristicAgent(seed + i) for i in range(st.rules.players)]
+    s = st
+    while s.hand_points is st.hand_points and not s.game_over:
+        s = play(s, agents[s.current].choose(PlayerView(s, s.current)))
+    return hand_result(st, s, 0, 0.0)
+
+
+def label(st: State, rollouts: int, rng: random.Random, policy: str = "builder"
+          ) -> tuple[float, float]:
     """Mean and standard deviation, over ``rollouts`` fresh shuffles of the unseen cards (the
-    hands just dealt and the stock), of side 0's hand point difference under fast rollouts."""
+    hands just dealt and the stock), of side 0's hand point difference: under fast rollouts
+    (``policy`` "builder", the search's own) or the heuristic's play ("heuristic")."""
+    if policy not in POLICIES:
+        raise ValueError(f"tail_value: label policy must be one of {POLICIES}, got {policy!r}")
     r = st.rules
     w = static_weights(r)
     hs = [h.bit_count() for h in st.hand_masks]
@@ -83,7 +100,8 @@ def label(st: State, rollouts: int, rng: random.Random) -> tuple[float, float]:
             pos += k
         s.hand_masks = tuple(hands)
         s.stock_ids = tuple(pool[pos:])
-        out.append(determinization_value(s, s, 0, w, rng.getrandbits(32)))
+        out.append(determinization_value(s, s, 0, w, rng.getrandbits(32))
+                   if policy == "builder" else heuristic_result(s, rng.getrandbits(32)))
     a = np.asarray(out, np.float64)
     return float(a.mean()), float(a.std())
 
@@ -116,16 +134,28 @@ def boundary_record(st: State) -> list[float]:
             -1 if last is None else last, r.side((st.dealer + 1) % r.players)]
 
 
-def collect(variant: str, hands: int, shards: int, seed: int, rollouts: int, run: Path) -> None:
+def collect(variant: str, hands: int, shards: int, seed: int, rollouts: int, run: Path,
+            policy: str = "builder") -> None:
     from tqdm.auto import tqdm
 
     rules = new_game(variant, 2, seed=0).rules
     if not tail_supported(rules):
         raise SystemExit(f"tail_value: {variant} is not a two-sided preset without pile "
                          "order or earned wins")
+    if policy not in POLICIES:
+        raise SystemExit(f"tail_value: --policy must be one of {POLICIES}, got {policy!r}")
     run.mkdir(parents=True, exist_ok=True)
-    (run / "collect.json").write_text(json.dumps(
-        {"variant": variant, "hands": hands, "seed": seed, "rollouts": rollouts}, indent=1))
+    settings = {"variant": variant, "hands": hands, "seed": seed, "rollouts": rollouts}
+    if policy != "builder":  # a builder run's file reads as before
+        settings["policy"] = policy
+    path = run / "collect.json"
+    if path.exists() and shard_files(run):
+        before = json.loads(path.read_text())
+        if {**before, "policy": before.get("policy", "builder")} != {**settings,
+                                                                     "policy": policy}:
+            raise SystemExit(f"tail_value: {run} holds shards collected with other settings "
+                             f"({before}); give another --run")
+    path.write_text(json.dumps(settings, indent=1))
     for k in range(shards):
         path = run / f"shard_{k}.npz"
         if path.exists():
@@ -135,7 +165,7 @@ def collect(variant: str, hands: int, shards: int, seed: int, rollouts: int, run
         t0 = time.process_time()
         for i in tqdm(range(hands), desc=f"shard {k + 1}/{shards}"):
             for st in boundaries(variant, seed * 1_000_003 + k * hands + i, rng):
-                rows.append(boundary_record(st) + list(label(st, rollouts, rng)))
+                rows.append(boundary_record(st) + list(label(st, rollouts, rng, policy)))
         masks = np.array([r[:3] for r in rows], np.uint64)
         rest = np.array([r[3:] for r in rows], np.float64)
         tmp = path.with_suffix(".tmp.npz")
@@ -228,6 +258,7 @@ def fit(run: Path, save: Path, out: Path, hidden: int, epochs: int, seed: int,
     save_tail(save, weights, {"variant": meta["variant"], "scale": scale, "hidden": hidden,
                               "epochs": epochs, "best_epoch": int(np.argmin(curve)) + 1,
                               "weight_decay": weight_decay, "run": str(run), "rollouts": k,
+                              "policy": meta.get("policy", "builder"),
                               "train_boundaries": len(xt) // 2})
     check = TailValue(save).values(xh)  # the saved file reproduces the fit
     row = {"variant": meta["variant"], "run": str(run), "save": str(save), "hidden": hidden,
@@ -512,6 +543,9 @@ def main(argv: list[str] | None = None) -> None:
     c.add_argument("--shards", type=int, default=10)
     c.add_argument("--seed", type=int, default=0)
     c.add_argument("--rollouts", type=int, default=16, help="rollouts per label")
+    c.add_argument("--policy", choices=POLICIES, default="builder",
+                   help="whose play the rollouts follow: the search's fast rollouts "
+                        "(builder) or the heuristic in every seat")
     c.add_argument("--run", type=Path, required=True)
     f = sub.add_parser("fit", help="fit the boundary value network")
     f.add_argument("--run", type=Path, required=True)
@@ -551,7 +585,7 @@ def main(argv: list[str] | None = None) -> None:
         collect(a.variant, 1000, 20, 0, 16, run)
         print(json.dumps(fit(run, out / "tail.npz", out, 256, 20, 0), indent=1))
     elif a.cmd == "collect":
-        collect(a.variant, a.hands, a.shards, a.seed, a.rollouts, a.run)
+        collect(a.variant, a.hands, a.shards, a.seed, a.rollouts, a.run, a.policy)
     elif a.cmd == "curve":
         for row in learning(a.run, a.shards, a.decisions, a.seed, a.deals, a.simulations,
                             a.hidden, a.epochs, a.references, a.out):

@@ -182,6 +182,33 @@ def test_label_is_the_mean_over_fresh_deals_of_the_unseen_cards():
     assert s == 0.0 and m == int(m)
 
 
+def test_heuristic_labels_are_the_heuristics_own_play_out_of_fresh_deals(tmp_path):
+    from agents.scripted import HeuristicAgent
+    from casino_env.engine import apply_move
+
+    st = next(tv_exp.boundaries("casino", 4, random.Random(3)))
+    # one play-out: the heuristic in both seats, each seeing only its view, to the hand's end
+    s, agents = st, [HeuristicAgent(7), HeuristicAgent(8)]
+    while s.hand_points is st.hand_points:
+        s = apply_move(s, agents[s.current].choose(PlayerView(s, s.current)))
+    gained = [b - a for a, b in zip(st.scores, s.scores)]
+    assert tv_exp.heuristic_result(st, 7) == gained[0] - gained[1]
+    m1 = tv_exp.label(st, 4, random.Random(5), "heuristic")
+    assert m1 == tv_exp.label(st, 4, random.Random(5), "heuristic")
+    assert m1 != tv_exp.label(st, 4, random.Random(5))  # not the fast rollouts' label
+    m, sd = tv_exp.label(st, 1, random.Random(9), "heuristic")
+    assert sd == 0.0 and m == int(m)
+    with pytest.raises(ValueError, match="label policy must be one of"):
+        tv_exp.label(st, 1, random.Random(9), "search")
+    run = tmp_path / "run"
+    tv_exp.collect("casino", 3, 2, 0, 2, run, policy="heuristic")
+    assert json.loads((run / "collect.json").read_text())["policy"] == "heuristic"
+    tv_exp.fit(run, tmp_path / "h.npz", tmp_path, 8, 1, 0, log=False)
+    assert TailValue(tmp_path / "h.npz").meta["policy"] == "heuristic"
+    with pytest.raises(SystemExit, match="other settings"):  # labels of two kinds never mix
+        tv_exp.collect("casino", 3, 3, 0, 2, run)
+
+
 def test_collect_fit_and_regret_end_to_end(tmp_path):
     run = tmp_path / "run"
     tv_exp.collect("casino", 6, 2, 0, 4, run)
