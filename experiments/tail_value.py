@@ -555,6 +555,8 @@ def main(argv: list[str] | None = None) -> None:
     f.add_argument("--epochs", type=int, default=20)
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--weight-decay", type=float, default=0.01)
+    f.add_argument("--shards", type=int, default=None,
+                   help="train on the first N shards only (default: all but the held-out tenth)")
     r = sub.add_parser("regret", help="points lost against an oracle, and time, per agent")
     r.add_argument("--variant", default="casino")
     r.add_argument("--decisions", type=int, default=300)
@@ -592,7 +594,7 @@ def main(argv: list[str] | None = None) -> None:
             print(row)
     elif a.cmd == "fit":
         print(json.dumps(fit(a.run, a.save, a.out, a.hidden, a.epochs, a.seed,
-                                     a.weight_decay), indent=1))
+                             a.weight_decay, a.shards), indent=1))
     else:
         for row in regret(a.variant, a.decisions, a.seed, a.agents, a.deals, a.out):
             print(row)

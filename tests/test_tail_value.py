@@ -251,6 +251,13 @@ def test_oracle_is_cached_and_the_learning_curve_resumes(tmp_path, monkeypatch):
     row = tv_exp.fit(run, tmp_path / "t.npz", tmp_path / "no_log", 8, 1, 0, shards=1, log=False)
     assert row["train_shards"] == 1 and row["train_boundaries"] == 30
     assert not (tmp_path / "no_log").exists()
+    # the command line's --shards is the same fit, weight for weight
+    tv_exp.main(["fit", "--run", str(run), "--save", str(tmp_path / "cli.npz"), "--out",
+                 str(tmp_path / "cli"), "--hidden", "8", "--epochs", "1", "--shards", "1"])
+    with np.load(tmp_path / "t.npz") as a, np.load(tmp_path / "cli.npz") as b:
+        assert all((a[k] == b[k]).all() for k in a.files if k != "meta")
+    with open(tmp_path / "cli" / "fits.csv") as f:
+        assert [r["train_shards"] for r in csv.DictReader(f)] == ["1"]
     cache = tmp_path / "oracle.json"
     table = tv_exp.oracle_decisions("casino", 3, 1, 10, cache)
     assert len(table) == 3 and all(len(c) == len(v) for _, c, v in table)
