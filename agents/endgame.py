@@ -14,6 +14,8 @@ from casino_env.engine import Move, State, legal_moves
 from casino_env.engine.play import play
 from casino_env.engine.view import PlayerView
 
+from .base import check_number
+
 _ORDER = {"capture": 0, "build": 1, "trail": 2}
 
 
@@ -100,6 +102,62 @@ def move_values(st: State, node_limit: int = 200_000) -> dict[Move, float] | Non
     return out
 
 
+def static_lead(st: State, side: int, residue: bool = False) -> float:
+    """``side``'s point difference if the hand were scored on the piles as they stand (penalty
+    games: the reverse): what the cards taken so far decide. The table's cards stay unassigned,
+    or with ``residue`` go to the last capturer, as they would if nobody captured again."""
+    from casino_env.engine.scoring import awards
+
+    piles, last = st.pile_masks, None
+    if residue and st.last_capturer is not None:
+        last = st.rules.side(st.last_capturer)
+        table = st.loose_mask
+        for b in st.builds:
+            table |= b.cards
+        piles = tuple(m | table if k == last else m for k, m in enumerate(piles))
+    sign = -1 if getattr(st.rules, "penalties", False) else 1
+    return float(sign * sum(p if s == side else -p for _, s, p in
+                            awards(st.rules, piles, st.sweeps, st.events, last)))
+
+
+def _look(st: State, side: int, plies: int, alpha: float, beta: float,
+          residue: bool) -> float:
+    if plies == 0:
+        return static_lead(st, side, residue)
+    maxi = st.rules.side(st.current) == side
+    best = -1e9 if maxi else 1e9
+    for m in _ordered(st):
+        nxt = play(st, m, deal_next=False)
+        v = lead(nxt, side) if nxt.hand_points is not st.hand_points or nxt.game_over else \
+            _look(nxt, side, plies - 1, alpha, beta, residue)
+        if maxi:
+            best = max(best, v)
+            alpha = max(alpha, v)
+        else:
+            best = min(best, v)
+            beta = min(beta, v)
+        if alpha >= beta:
+            break
+    return best
+
+
+def lookahead(st: State, plies: int, residue: bool = False) -> tuple[Move, float]:
+    """The best move by minimax over the next ``plies`` moves (both sides'), positions past
+    them valued by ``static_lead`` (with ``residue``: the table to the last capturer) and the
+    hand's end by its score: a depth-limited stand-in for ``solve``, to measure how much
+    look-ahead the last deal needs (issue 18)."""
+    check_number("plies", plies, 1)
+    side = st.rules.side(st.current)
+    best_move, alpha = None, -1e9
+    for m in _ordered(st):
+        nxt = play(st, m, deal_next=False)
+        v = lead(nxt, side) if nxt.hand_points is not st.hand_points or nxt.game_over \
+            else _look(nxt, side, plies - 1, alpha, 1e9, residue)
+        if best_move is None or v > alpha:
+            best_move, alpha = m, v
+    return best_move, alpha
+
+
 def solve_view(view: PlayerView, node_limit: int = 20_000) -> tuple[Move, float] | None:
     """``solve`` from a player's view when it determines the state, else None."""
     if not perfect_information(view):
@@ -107,4 +165,5 @@ def solve_view(view: PlayerView, node_limit: int = 20_000) -> tuple[Move, float]
     return solve(view.determinize(random.Random(0)), node_limit)
 
 
-__all__ = ["lead", "move_values", "perfect_information", "solve", "solve_view"]
+__all__ = ["lead", "lookahead", "move_values", "perfect_information", "solve", "solve_view",
+           "static_lead"]

@@ -551,22 +551,30 @@ def write_summary(out: Path) -> None:
 
 
 def online(variant: str, nets: list[Path], hands: int, seed: int, out: Path,
-           margins: list[float] | None = None) -> list[dict]:
+           margins: list[float] | None = None, depths: list[int] | None = None,
+           residue: bool = False) -> list[dict]:
     """Points lost against exact play per decision on the heuristic's own line: the default
     heuristic plays both seats (no random moves) and at each last-deal decision with a choice
     every move is valued exactly; the heuristic's move and each network's are scored, overall
     and by the cards in the mover's hand (``margins``: each network at each
-    ``endgame_margin`` as well). Writes ``OUT/online.csv`` and ``online.md``."""
+    ``endgame_margin`` as well; ``depths``: minimax over that many plies with the piles scored
+    as they stand past them, ``agents.endgame.lookahead``; ``residue``: the table's cards
+    counted to the last capturer there as well). Writes ``OUT/online.csv`` and
+    ``online.md``."""
     import torch
     from tqdm.auto import tqdm
 
     from agents.afterstate import AfterstateNet
+    from agents.endgame import lookahead
     from agents.scripted import HeuristicAgent
 
     torch.set_num_threads(1)
     players = {"heuristic": None} | {
         str(n) + (f" (margin {m:g})" if m else ""): AfterstateNet(n, m)
-        for n in nets for m in (margins or [0.0])}
+        for n in nets for m in (margins or [0.0])} | {
+        f"lookahead {d} plies": d for d in (depths or [])} | {
+        f"lookahead {d} plies, table to last capturer": -d for d in (depths or [])
+        if residue}
     heuristic = HeuristicAgent(seed)
     lost: dict[str, list] = {k: [] for k in players}
     cards: list[int] = []
@@ -574,7 +582,10 @@ def online(variant: str, nets: list[Path], hands: int, seed: int, out: Path,
             variant, tqdm(range(hands), desc="hands"), seed, heuristic):
         best = max(values.values())
         for name, net in players.items():
-            lost[name].append(best - values[own if net is None else net.choose(view, moves)])
+            move = own if net is None else \
+                lookahead(st, abs(net), net < 0)[0] if isinstance(net, int) else \
+                net.choose(view, moves)
+            lost[name].append(best - values[move])
         cards.append(st.hand_masks[st.current].bit_count())
     held = np.array(cards)
     sizes = sorted(set(cards))
@@ -661,10 +672,15 @@ def main(argv: list[str] | None = None) -> None:
     o.add_argument("--seed", type=int, default=9)
     o.add_argument("--margins", type=float, nargs="+", default=None, metavar="M",
                    help="also each network at each endgame_margin M (0: none)")
+    o.add_argument("--depths", type=int, nargs="+", default=None, metavar="D",
+                   help="also minimax over D plies, the piles scored as they stand past them")
+    o.add_argument("--residue", action="store_true",
+                   help="--depths: also each depth with the table counted to the last capturer")
     o.add_argument("--out", type=Path, required=True)
     a = p.parse_args(argv)
     if a.command == "online":
-        print(json.dumps(online(a.variant, a.nets, a.hands, a.seed, a.out, a.margins)))
+        print(json.dumps(online(a.variant, a.nets, a.hands, a.seed, a.out, a.margins,
+                                a.depths, a.residue)))
     elif a.command == "collect":
         if a.heuristic_scores and not (a.tree or a.walks):
             p.error("--heuristic-scores needs --tree or --walks")

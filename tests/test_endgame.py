@@ -115,3 +115,85 @@ def test_heuristic_with_endgame_plays_the_exact_move_at_the_last_deal_only():
     assert make_agent("heuristic:endgame=500,threat=0.5", seed=0).endgame == 500
     with pytest.raises(ValueError, match="endgame must be an int >= 0"):
         make_agent("heuristic:endgame=-1")
+
+
+# -- depth-limited look-ahead (issue 18: how much look-ahead the last deal needs) ------------
+
+def _last_deal(piles, sweeps=None, table=(), last_capturer=None):
+    """A casino last deal (stock empty) with the given piles (``sweeps``: scored, C-sweep)."""
+    from casino_env.engine import State
+
+    return State.from_spec({
+        "variant": "casino", "players": 2, "dealer": 1, "current": 0,
+        **({"rules": {"sweeps": True}, "sweeps": list(sweeps)} if sweeps else {}),
+        "hands": [["3H", "9C"], ["5D", "QC"]], "table": list(table), "stock": [],
+        "piles": piles, "last_capturer": last_capturer})
+
+
+def test_static_lead_scores_the_piles_as_they_stand():
+    """C-score on the piles taken so far: side 0 holds 10D (2), 2S (1), AS and AH (2) and a
+    sweep (1) = 6; side 1 holds AC (1), most spades (1) and most cards (3) = 5."""
+    from agents.endgame import static_lead
+
+    st = _last_deal([["10D", "2S", "AS", "AH"], ["AC", "3S", "4S", "5S", "6S", "7S"]],
+                    sweeps=(1, 0))
+    assert static_lead(st, 0) == 1.0 and static_lead(st, 1) == -1.0
+
+
+def test_static_lead_with_residue_gives_the_table_to_the_last_capturer():
+    """C-score: side 0 holds 10D, 2S, AS, AH (5 points, 4 cards, 2 spades), side 1 AC, 3S, 4S,
+    5S (1 for AC, 1 for most spades; cards tied 4-4): 5 - 2 = 3 with the table (8S, 9S)
+    unassigned. residue=True counts the table to the last capturer: to side 0 it makes most
+    cards (3) and most spades (1) side 0's, 9 - 1 = 8; to side 1, 5 - 5 = 0."""
+    from agents.endgame import static_lead
+
+    piles = [["10D", "2S", "AS", "AH"], ["AC", "3S", "4S", "5S"]]
+    st = _last_deal(piles, table=["8S", "9S"], last_capturer=0)
+    assert static_lead(st, 0) == 3.0
+    assert static_lead(st, 0, residue=True) == 8.0
+    assert static_lead(st, 1, residue=True) == -8.0
+    st = _last_deal(piles, table=["8S", "9S"], last_capturer=1)
+    assert static_lead(st, 0, residue=True) == 0.0
+
+
+def _reference_look(st, side, plies, residue=False):
+    """Depth-limited minimax with no pruning: the reference for ``lookahead``."""
+    from agents.endgame import static_lead
+
+    vals = []
+    for m in legal_moves(st):
+        nxt = apply_move(st, m, deal_next=False)
+        if nxt.hand_points is not st.hand_points or nxt.game_over:
+            vals.append(lead(nxt, side))
+        elif plies == 1:
+            vals.append(static_lead(nxt, side, residue))
+        else:
+            vals.append(_reference_look(nxt, side, plies - 1, residue))
+    return max(vals) if st.rules.side(st.current) == side else min(vals)
+
+
+@pytest.mark.parametrize("variant", ["casino", "royal"])
+def test_lookahead_is_depth_limited_minimax_and_exact_past_the_deals_end(variant):
+    from agents.endgame import lookahead
+
+    for st in last_deal_positions(variant, 5, seed=5):
+        side = st.rules.side(st.current)
+        for plies in (1, 2, 3):
+            for residue in (False, True):
+                move, value = lookahead(st, plies, residue)
+                assert value == _reference_look(st, side, plies, residue)
+                nxt = apply_move(st, move, deal_next=False)
+                ends = nxt.hand_points is not st.hand_points or nxt.game_over
+                got = lead(nxt, side) if ends else (
+                    _reference_look(nxt, side, plies - 1, residue) if plies > 1 else None)
+                if got is not None:  # the move it names is worth the value it gives
+                    assert got == value
+        # at most 3 cards in each hand: 6 plies reach the hand's end, as the solver does
+        assert lookahead(st, 6)[1] == solve(st)[1]
+
+
+def test_lookahead_needs_a_ply():
+    from agents.endgame import lookahead
+
+    with pytest.raises(ValueError, match="plies"):
+        lookahead(last_deal_positions("casino", 1, seed=5)[0], 0)

@@ -356,6 +356,14 @@ def test_online_scores_the_heuristic_and_each_network_on_the_same_decisions(tmp_
     rows = online("casino", [net], 3, 9, tmp_path, margins=[0, 1000])
     assert [r["player"] for r in rows] == ["heuristic", net, f"{net} (margin 1000)"]
     assert rows[2]["points_lost"] == rows[0]["points_lost"]
+    # with depths: minimax over D plies; 8 plies reach the end of a casino last deal (at most
+    # 4 cards a hand), so it loses nothing
+    rows = online("casino", [], 3, 9, tmp_path, depths=[1, 8], residue=True)
+    assert [r["player"] for r in rows] == [
+        "heuristic", "lookahead 1 plies", "lookahead 8 plies",
+        "lookahead 1 plies, table to last capturer", "lookahead 8 plies, table to last capturer"]
+    assert rows[2]["points_lost"] == rows[4]["points_lost"] == 0
+    assert len({r["decisions"] for r in rows}) == 1
 
 
 def test_card_weights_go_by_the_cards_in_hand_at_each_decision(tmp_path) -> None:
