@@ -125,6 +125,70 @@ def value_net(width: int, hidden: int, dropout: float = 0.0):  # -> torch.nn.Mod
                          nn.Linear(hidden, hidden // 2), nn.ReLU(), nn.Linear(hidden // 2, 1))
 
 
+def set_value_net(rules: Rules, width: int, dim: int = 64, layers: int = 2,
+                  heads: int = 4):  # -> torch.nn.Module
+    """A network over the cards as a set: one token per card still in play (my hand, the
+    opponent's, the table; rank, suit, where it lies, its build's value, owner and kind),
+    attention between them, and a summary token projected from the whole row (piles, counts,
+    static lead, the heuristic's columns). It takes the MLP's rows, so fitting, suit swaps and
+    saving are the same; what it adds is relations between cards (sums, pairs, who holds
+    what)."""
+    import torch
+    from torch import nn
+
+    from casino_env.encoding import MAX_VALUE
+
+    layout = layout_of(rules)
+    o, size = layout.offset, layout.size
+    spans = {"hand": o["hand"], "table": o["table"], "opp": size}
+    multiple, owner = o["build_multiple"], o["build_owner"]
+
+    class SetValueNet(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.rank, self.suit = nn.Embedding(13, dim), nn.Embedding(4, dim)
+            self.value = nn.Embedding(MAX_VALUE + 1, dim)  # 0: not in a build
+            self.where = nn.Linear(6, dim)
+            self.summary = nn.Linear(width, dim)
+            block = nn.TransformerEncoderLayer(dim, heads, 2 * dim, dropout=0.0,
+                                               batch_first=True, norm_first=True)
+            self.encoder = nn.TransformerEncoder(block, layers, enable_nested_tensor=False)
+            self.head = nn.Sequential(nn.Linear(2 * dim, dim), nn.ReLU(), nn.Linear(dim, 1))
+
+        def forward(self, x):
+            hand, table, opp = (x[:, a:a + 52] for a in spans.values())
+            live = (hand != 0) | (table != 0) | (opp != 0)
+            n = int(live.sum(1).max())
+            ids = torch.argsort(live.to(torch.int8), dim=1, descending=True, stable=True)[:, :n]
+            pad = ~torch.gather(live, 1, ids)
+            t = torch.gather(table, 1, ids)
+            value = torch.round(-t.clamp(max=0) * MAX_VALUE).long()
+            slot = (value - 1).clamp(min=0)
+            build = (value > 0).float()
+            feats = torch.stack([
+                (torch.gather(hand, 1, ids) > 0).float(), (torch.gather(opp, 1, ids) > 0).float(),
+                (t > 0.99).float(), build,
+                build * torch.gather(x[:, owner:owner + MAX_VALUE], 1, slot),
+                build * torch.gather(x[:, multiple:multiple + MAX_VALUE], 1, slot)], dim=2)
+            tokens = self.rank(ids // 4) + self.suit(ids % 4) + self.value(value) + \
+                self.where(feats)
+            seq = torch.cat([self.summary(x)[:, None], tokens], 1)
+            mask = torch.cat([torch.zeros(len(x), 1, dtype=torch.bool), pad], 1)
+            out = self.encoder(seq, src_key_padding_mask=mask)
+            keep = (~pad).float()[..., None]
+            pooled = (out[:, 1:] * keep).sum(1) / keep.sum(1).clamp(min=1.0)
+            return self.head(torch.cat([out[:, 0], pooled], 1))
+
+    return SetValueNet()
+
+
+def build_net(meta: dict, rules: Rules):  # -> torch.nn.Module
+    """The network ``meta`` describes (``kind`` "set": ``set_value_net``; else the MLP)."""
+    if meta.get("kind") == "set":
+        return set_value_net(rules, meta["width"], meta["hidden"], meta.get("layers", 2))
+    return value_net(meta["width"], meta["hidden"], meta.get("dropout", 0.0))
+
+
 def save_net(path: Path, net, meta: dict) -> None:
     """Write ``net``'s weights (float16, small) with what rebuilding it needs (``meta``:
     variant, width, hidden, residual, ranks)."""
@@ -153,7 +217,8 @@ class AfterstateNet:
         try:
             saved = torch.load(p, map_location="cpu", weights_only=True)
             meta = saved["meta"]
-            self.net = value_net(meta["width"], meta["hidden"])
+            self.rules = new_game(meta["variant"], 2, seed=0).rules
+            self.net = build_net(meta, self.rules)
             self.net.load_state_dict({k: v.float() for k, v in saved["state_dict"].items()})
         except Exception as e:  # a foreign or corrupt file: torch raises many kinds
             raise ValueError(f"endgame_net {path}: not an afterstate value network "
@@ -161,7 +226,6 @@ class AfterstateNet:
         self.net.eval()
         self.meta = meta
         self.path = str(path)
-        self.rules = new_game(meta["variant"], 2, seed=0).rules
         self.layout = layout_of(self.rules)
 
     def values(self, st: State, moves: list[Move], scores: list[float] | None = None
@@ -197,5 +261,6 @@ class AfterstateNet:
         return moves[best if v[best] - v[own] >= self.margin else own]
 
 
-__all__ = ["AfterstateNet", "afterstate_row", "heuristic_columns", "heuristic_pick",
-           "net_inputs", "rank_counts", "save_net", "static_leads", "value_net"]
+__all__ = ["AfterstateNet", "afterstate_row", "build_net", "heuristic_columns",
+           "heuristic_pick", "net_inputs", "rank_counts", "save_net", "set_value_net",
+           "static_leads", "value_net"]

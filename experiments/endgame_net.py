@@ -65,7 +65,7 @@ import numpy as np
 
 HELD_SHARE = 0.1
 EXPLORE = 0.15
-FIELDS = ("variant", "shards", "decisions", "afterstates", "hidden", "epochs", "augment",
+FIELDS = ("variant", "net", "shards", "decisions", "afterstates", "hidden", "epochs", "augment",
           "residual", "loss", "dropout", "weight_decay", "ranks", "heuristic_scores",
           "regret", "regret_temp", "card_weights", "extra_decisions",
           "train_decisions", "held_decisions", "heuristic_lost", "net_lost", "net_train_lost",
@@ -377,11 +377,12 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
         seed: int, residual: bool = True, loss_kind: str = "value", dropout: float = 0.0,
         weight_decay: float = 0.0, ranks: bool = False, extra: Path | list | None = None,
         save: Path | None = None, use_scores: bool = True, regret: float = 0.0,
-        regret_temp: float = 0.5, card_weights: list[float] | None = None) -> dict:
+        regret_temp: float = 0.5, card_weights: list[float] | None = None,
+        kind: str = "mlp", layers: int = 2) -> dict:
     import torch
     from tqdm.auto import tqdm
 
-    from agents.afterstate import layout_of, net_inputs, save_net, value_net
+    from agents.afterstate import build_net, layout_of, net_inputs, save_net
     from casino_env.engine import new_game
 
     torch.set_num_threads(1)
@@ -433,7 +434,10 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
     planes = [o for name, o, n, _ in layout.segments if n == 52] + [layout.size]
     perm = torch.as_tensor(suit_swap(variant, x.shape[1], planes)) if augment else None
     target = y - base
-    net = value_net(x.shape[1], hidden, dropout)
+    if kind == "set" and dropout:
+        raise SystemExit("error: --dropout applies to the MLP only")
+    net = build_net({"kind": kind, "width": x.shape[1], "hidden": hidden, "layers": layers,
+                     "dropout": dropout}, rules)
     opt = torch.optim.AdamW(net.parameters(), 1e-3, weight_decay=weight_decay)
     xt, yt = torch.as_tensor(x), torch.as_tensor(target)
     # exact values, what a choice loses (the regret term only)
@@ -477,7 +481,8 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
             opt.step()
     net.eval()
     if save is not None:  # playable: heuristic:endgame_net=PATH, ppo:MODEL,endgame_net=PATH
-        save_net(save, net, {"variant": variant, "width": x.shape[1], "hidden": hidden,
+        save_net(save, net, {"variant": variant, "kind": kind, "layers": layers,
+                             "width": x.shape[1], "hidden": hidden,
                              "residual": residual, "ranks": ranks,
                              "heuristic_scores": scores})
     with torch.no_grad():
@@ -485,7 +490,8 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
     # the training decisions' measure on as many of them as are held out
     seen = np.flatnonzero(~held_decision)[:int(held_decision.sum())]
     sample = np.flatnonzero(np.isin(g, seen))
-    row = {"variant": variant, "shards": d["shards"], "decisions": d["decisions"],
+    row = {"variant": variant, "net": kind if kind == "mlp" else f"set, {layers} layers",
+           "shards": d["shards"], "decisions": d["decisions"],
            "afterstates": len(y), "hidden": hidden, "epochs": epochs, "augment": augment,
            "residual": residual, "loss": loss_kind, "dropout": dropout,
            "weight_decay": weight_decay, "ranks": ranks, "heuristic_scores": scores,
@@ -505,7 +511,8 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
     rows = []
     if path.exists():  # rows of fits made before a column existed get its default
         with path.open() as f:
-            rows = [{"dropout": 0.0, "weight_decay": 0.0, "ranks": False, "extra_decisions": 0,
+            rows = [{"net": "mlp", "dropout": 0.0, "weight_decay": 0.0, "ranks": False,
+                     "extra_decisions": 0,
                      "heuristic_scores": False, "regret": 0.0, "regret_temp": 0.5,
                      "card_weights": "", **r}
                     for r in csv.DictReader(f)]
@@ -531,13 +538,15 @@ def write_summary(out: Path) -> None:
              "highest) and the heuristic's. Regret: the weight and temperature of the "
              "expected-points-lost term (`--regret`; 0: squared error alone); card weights: "
              "a decision's weight with 1, 2, ... cards in hand (`--card-weights`).", "",
-             "| variant | decisions (afterstates) | hidden | epochs | augment | residual | loss "
+             "| variant | network | decisions (afterstates) | hidden | epochs | augment "
+             "| residual | loss "
              "| regret | card weights | dropout | weight decay | rank counts | heuristic scores "
              "| extra decisions | heuristic lost | network lost | network lost in training "
              "| held-out MSE | fit min |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        lines.append(f"| {r['variant']} | {int(r['decisions']):,} ({int(r['afterstates']):,}) "
+        lines.append(f"| {r['variant']} | {r.get('net') or 'mlp'} "
+                     f"| {int(r['decisions']):,} ({int(r['afterstates']):,}) "
                      f"| {r['hidden']} | {r['epochs']} | {r['augment']} | {r['residual']} "
                      f"| {r['loss']} | {_regret_cell(r)} | {r.get('card_weights') or '–'} "
                      f"| {r['dropout']} "
@@ -638,7 +647,12 @@ def main(argv: list[str] | None = None) -> None:
     f = sub.add_parser("fit", help="fit the value network, measure it on held-out decisions")
     f.add_argument("--run", type=Path, required=True)
     f.add_argument("--variant", default="casino")
-    f.add_argument("--hidden", type=int, default=512)
+    f.add_argument("--hidden", type=int, default=512,
+                   help="the MLP's width; --net set: the tokens' width (default 512)")
+    f.add_argument("--net", dest="kind", choices=("mlp", "set"), default="mlp",
+                   help="mlp: layers over the row; set: attention over the cards in play "
+                        "(agents.afterstate.set_value_net)")
+    f.add_argument("--layers", type=int, default=2, help="--net set: attention layers")
     f.add_argument("--epochs", type=int, default=20)
     f.add_argument("--augment", action="store_true", help="swap hearts and clubs at random")
     f.add_argument("--no-residual", dest="residual", action="store_false",
@@ -690,7 +704,7 @@ def main(argv: list[str] | None = None) -> None:
         print(json.dumps(fit(a.run, a.out, a.variant, a.hidden, a.epochs, a.augment, a.seed,
                               a.residual, a.loss, a.dropout, a.weight_decay, a.ranks, a.extra,
                               a.save, a.use_scores, a.regret, a.regret_temp,
-                              a.card_weights)))
+                              a.card_weights, a.kind, a.layers)))
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from agents.afterstate import AfterstateNet, save_net, value_net
@@ -132,3 +133,45 @@ def test_a_margin_keeps_the_heuristics_move_unless_the_network_rates_its_own_hig
         make_agent(f"heuristic:endgame_net={path},endgame_margin=-1")
     with pytest.raises(ValueError, match="endgame_margin: .* needs endgame_net"):
         make_agent(f"ppo:{MODEL},endgame_margin=1")
+
+
+def _set_net(path, seed: int = 0):
+    """A small random set network over the cards in play, saved."""
+    from agents.afterstate import layout_of, set_value_net
+
+    rules = new_game("casino", 2, seed=0).rules
+    width = layout_of(rules).size + 52 + 1
+    torch.manual_seed(seed)
+    net = set_value_net(rules, width, 16, 1)
+    save_net(path, net, {"variant": "casino", "kind": "set", "layers": 1, "width": width,
+                         "hidden": 16, "residual": True, "ranks": False})
+    return path, net
+
+
+def test_a_set_network_reads_the_cards_in_play_as_a_set(tmp_path) -> None:
+    """The set network has one token per card in play, so its value of an afterstate does not
+    depend on which rows share its batch (padding is masked), and it sees where a card lies:
+    moving a card from the opponent's hand to mine changes its value."""
+    from agents.afterstate import afterstate_row, layout_of, net_inputs
+
+    path, net = _set_net(tmp_path / "set.pt")
+    st = _last_deal(3)
+    rules, layout = st.rules, layout_of(st.rules)
+    rows = np.stack([afterstate_row(layout, play(st, m, deal_next=False), st.current)
+                     for m in legal_moves(st)])
+    x, _ = net_inputs(rules, rows, True, False)
+    with torch.no_grad():
+        together = net(torch.from_numpy(x)).squeeze(-1)
+        alone = torch.cat([net(torch.from_numpy(x[i:i + 1])).squeeze(-1)
+                           for i in range(len(x))])
+        assert torch.allclose(together, alone, atol=1e-5)
+        moved = x[:1].copy()
+        card = int(np.flatnonzero(moved[0, layout.size:layout.size + 52])[0])
+        moved[0, layout.size + card], moved[0, card] = 0, 1  # the opponent's card now mine
+        assert abs(float(net(torch.from_numpy(moved))) - float(together[0])) > 1e-6
+    # saved and loaded, it values the moves as the module does and plays the best valued
+    played = AfterstateNet(path)
+    moves = legal_moves(st)
+    values = played.values(st, moves)
+    assert values == pytest.approx(together.numpy() + x[:, -1] * 10, abs=1e-2)  # float16
+    assert played.choose(PlayerView(st, st.current), moves) == moves[int(np.argmax(values))]

@@ -92,6 +92,14 @@ def test_a_fit_is_reproducible_and_writes_its_row(tmp_path) -> None:
     assert fourth["regret"] == 5.0 and fourth["regret_temp"] == 0.25
     with (tmp_path / "out0" / "fits.csv").open() as f:
         assert [r["regret"] for r in csv.DictReader(f)] == ["0.0", "0.0", "5.0"]
+    # the set network (--net set): reproducible, its kind recorded, playable once saved
+    sets = [fit(run, tmp_path / f"set{i}", "casino", 16, 1, True, 0, True, "centered",
+                kind="set", layers=1, save=tmp_path / f"set{i}.pt") for i in range(2)]
+    assert sets[0] == {**sets[1], "fit_minutes": sets[0]["fit_minutes"]}
+    assert sets[0]["net"] == "set, 1 layers" and sets[0]["net_lost"] >= 0
+    assert "| casino | set, 1 layers |" in (tmp_path / "set0" / "summary.md").read_text()
+    from agents.afterstate import AfterstateNet
+    assert AfterstateNet(tmp_path / "set0.pt").meta["kind"] == "set"
 
 
 def test_expected_regret_is_the_points_a_softmax_choice_loses() -> None:
