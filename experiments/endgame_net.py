@@ -485,8 +485,9 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
                              "width": x.shape[1], "hidden": hidden,
                              "residual": residual, "ranks": ranks,
                              "heuristic_scores": scores})
-    with torch.no_grad():
-        pred = net(xt).squeeze(-1).numpy() + base
+    with torch.no_grad():  # in chunks: the set network's attention is large on all rows
+        pred = np.concatenate([net(xt[i:i + 8192]).squeeze(-1).numpy()
+                               for i in range(0, len(xt), 8192)]) + base
     # the training decisions' measure on as many of them as are held out
     seen = np.flatnonzero(~held_decision)[:int(held_decision.sum())]
     sample = np.flatnonzero(np.isin(g, seen))

@@ -324,7 +324,9 @@ HEURISTIC_ENDGAME_MATCHES = tuple(
     ("casino", "learned correction, 3.7x the play-out positions (walks3_tree_net.pt)",
      "exit/heuristic_endgame_walks3_net_v_heuristic_casino"),
     ("casino", "the same network with endgame_margin=1.0",
-     "exit/heuristic_endgame_walks3_net_m1_v_heuristic_casino"),)
+     "exit/heuristic_endgame_walks3_net_m1_v_heuristic_casino"),
+    ("casino", "a network over the cards as a set, play-out positions only (set_net.pt)",
+     "exit/heuristic_endgame_set_net_v_heuristic_casino"),)
 
 
 # Issue 18's generality check: the guided agent, the search on a boundary value (and the shipped
