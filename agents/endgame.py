@@ -44,16 +44,21 @@ def _ordered(st: State) -> list[Move]:
     return sorted(legal_moves(st), key=lambda m: _ORDER.get(m.kind, 3))
 
 
-def _value(st: State, side: int, alpha: float, beta: float, budget: list[int]) -> float:
+def _value(st: State, side: int, alpha: float, beta: float, budget: list[int],
+           plies: int = -1, residue: bool = False) -> float:
+    """Alpha-beta value for ``side``; with ``plies`` >= 0, positions that many moves ahead
+    are valued by ``static_lead`` (``lookahead``), else play goes on to the hand's end."""
     budget[0] -= 1
     if budget[0] < 0:
         raise NodeLimit
+    if plies == 0:
+        return static_lead(st, side, residue)
     maxi = st.rules.side(st.current) == side
     best = -1e9 if maxi else 1e9
     for m in _ordered(st):
         nxt = play(st, m, deal_next=False)
         v = lead(nxt, side) if nxt.hand_points is not st.hand_points or nxt.game_over else \
-            _value(nxt, side, alpha, beta, budget)
+            _value(nxt, side, alpha, beta, budget, plies - 1, residue)
         if maxi:
             if v > best:
                 best = v
@@ -120,27 +125,6 @@ def static_lead(st: State, side: int, residue: bool = False) -> float:
                             awards(st.rules, piles, st.sweeps, st.events, last)))
 
 
-def _look(st: State, side: int, plies: int, alpha: float, beta: float,
-          residue: bool) -> float:
-    if plies == 0:
-        return static_lead(st, side, residue)
-    maxi = st.rules.side(st.current) == side
-    best = -1e9 if maxi else 1e9
-    for m in _ordered(st):
-        nxt = play(st, m, deal_next=False)
-        v = lead(nxt, side) if nxt.hand_points is not st.hand_points or nxt.game_over else \
-            _look(nxt, side, plies - 1, alpha, beta, residue)
-        if maxi:
-            best = max(best, v)
-            alpha = max(alpha, v)
-        else:
-            best = min(best, v)
-            beta = min(beta, v)
-        if alpha >= beta:
-            break
-    return best
-
-
 def lookahead(st: State, plies: int, residue: bool = False) -> tuple[Move, float]:
     """The best move by minimax over the next ``plies`` moves (both sides'), positions past
     them valued by ``static_lead`` (with ``residue``: the table to the last capturer) and the
@@ -152,7 +136,7 @@ def lookahead(st: State, plies: int, residue: bool = False) -> tuple[Move, float
     for m in _ordered(st):
         nxt = play(st, m, deal_next=False)
         v = lead(nxt, side) if nxt.hand_points is not st.hand_points or nxt.game_over \
-            else _look(nxt, side, plies - 1, alpha, 1e9, residue)
+            else _value(nxt, side, alpha, 1e9, [1 << 62], plies - 1, residue)
         if best_move is None or v > alpha:
             best_move, alpha = m, v
     return best_move, alpha
