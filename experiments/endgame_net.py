@@ -69,7 +69,8 @@ FIELDS = ("variant", "net", "shards", "decisions", "afterstates", "hidden", "epo
           "residual", "loss", "dropout", "weight_decay", "ranks", "heuristic_scores",
           "regret", "regret_temp", "card_weights", "extra_decisions",
           "train_decisions", "held_decisions", "heuristic_lost", "net_lost", "net_train_lost",
-          "held_mse", "fit_minutes")
+          "held_mse", "fit_minutes", "lr_schedule")
+LR_SCHEDULES = ("constant", "cosine")
 HEARTS, CLUBS = 1, 3  # suit order in a card id (4 * rank + suit): S, H, D, C
 
 
@@ -378,14 +379,26 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
         weight_decay: float = 0.0, ranks: bool = False, extra: Path | list | None = None,
         save: Path | None = None, use_scores: bool = True, regret: float = 0.0,
         regret_temp: float = 0.5, card_weights: list[float] | None = None,
-        kind: str = "mlp", layers: int = 2) -> dict:
+        kind: str = "mlp", layers: int = 2, lr_schedule: str = "constant",
+        checkpoint: Path | None = None, stop_after: int | None = None,
+        threads: int = 1) -> dict | None:
+    """Fit an afterstate value network to exact move values; write its row to ``out``'s
+    fits.csv (None when ``stop_after`` epochs end the run early, its ``checkpoint`` kept).
+    ``lr_schedule`` "cosine" anneals the learning rate to 0 over the epochs; ``checkpoint``
+    is written after each epoch and resumed from when it exists (bit for bit the same fit)."""
     import torch
     from tqdm.auto import tqdm
 
     from agents.afterstate import build_net, layout_of, net_inputs, save_net
     from casino_env.engine import new_game
 
-    torch.set_num_threads(1)
+    if lr_schedule not in LR_SCHEDULES:
+        raise SystemExit(f"error: --lr-schedule must be one of {', '.join(LR_SCHEDULES)}, "
+                         f"got {lr_schedule!r}")
+    if stop_after is not None and (checkpoint is None or stop_after < 1):
+        raise SystemExit("error: --stop-after N needs --checkpoint PATH and N >= 1 (the "
+                         "checkpoint is what a later run resumes from)")
+    torch.set_num_threads(max(1, threads))
     torch.manual_seed(seed)
     d = load(run)
     rng = np.random.default_rng(seed)
@@ -442,14 +455,25 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
     xt, yt = torch.as_tensor(x), torch.as_tensor(target)
     # exact values, what a choice loses (the regret term only)
     vt = torch.as_tensor(y, dtype=torch.float32) if regret else None
-    t0 = time.perf_counter()
     # whole decisions per batch: the "centered" loss compares each move's value with the
     # mean of its decision's moves (only the differences between moves choose one)
     starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
     counts = np.diff(np.r_[starts, len(g)])
     train_dec = np.flatnonzero(~held_decision[g[starts]])
     cw = None if not card_weights else by_cards(held_cards[starts], card_weights)
-    for _ in tqdm(range(epochs), desc="fit"):
+    steps = epochs * -(-len(train_dec) // 128)
+    sched = (torch.optim.lr_scheduler.CosineAnnealingLR(opt, steps)
+             if lr_schedule == "cosine" else None)
+    settings = {"run": str(run), "extra": [str(e) for e in extra or ()], "kind": kind,
+                "hidden": hidden, "layers": layers, "epochs": epochs, "seed": seed,
+                "lr_schedule": lr_schedule, "loss": loss_kind, "augment": augment,
+                "rows": len(y)}
+    done, spent = _resume(checkpoint, settings, net, opt, sched, rng, train_dec)
+    t0 = time.perf_counter() - spent
+    for epoch in tqdm(range(done, epochs), desc="fit", initial=done, total=epochs):
+        if stop_after is not None and epoch >= stop_after:
+            print(f"stopped after {epoch} epochs; resume from {checkpoint}")
+            return None
         rng.shuffle(train_dec)
         for j in range(0, len(train_dec), 128):
             dec = train_dec[j:j + 128]
@@ -479,6 +503,11 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
             opt.zero_grad()
             loss.backward()
             opt.step()
+            if sched is not None:
+                sched.step()
+        if checkpoint is not None:
+            _checkpoint(checkpoint, settings, epoch + 1, net, opt, sched, rng, train_dec,
+                        time.perf_counter() - t0)
     net.eval()
     if save is not None:  # playable: heuristic:endgame_net=PATH, ppo:MODEL,endgame_net=PATH
         save_net(save, net, {"variant": variant, "kind": kind, "layers": layers,
@@ -506,14 +535,15 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
            "net_lost": round(points_lost(y[held_idx], pred[held_idx], g[held_idx]), 4),
            "net_train_lost": round(points_lost(y[sample], pred[sample], g[sample]), 4),
            "held_mse": round(float(((pred[held_idx] - y[held_idx]) ** 2).mean()), 3),
-           "fit_minutes": round((time.perf_counter() - t0) / 60, 1)}
+           "fit_minutes": round((time.perf_counter() - t0) / 60, 1),
+           "lr_schedule": lr_schedule}
     out.mkdir(parents=True, exist_ok=True)
     path = out / "fits.csv"
     rows = []
     if path.exists():  # rows of fits made before a column existed get its default
         with path.open() as f:
             rows = [{"net": "mlp", "dropout": 0.0, "weight_decay": 0.0, "ranks": False,
-                     "extra_decisions": 0,
+                     "extra_decisions": 0, "lr_schedule": "constant",
                      "heuristic_scores": False, "regret": 0.0, "regret_temp": 0.5,
                      "card_weights": "", **r}
                     for r in csv.DictReader(f)]
@@ -523,6 +553,49 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
         w.writerows(rows + [row])
     write_summary(out)
     return row
+
+
+def _checkpoint(path: Path, settings: dict, epochs_done: int, net, opt, sched, rng,
+                order: np.ndarray, seconds: float) -> None:
+    """Write what resuming a fit after ``epochs_done`` epochs needs (atomically)."""
+    import torch
+
+    state = {"settings": settings, "epochs_done": epochs_done, "net": net.state_dict(),
+             "opt": opt.state_dict(), "sched": None if sched is None else sched.state_dict(),
+             "rng": rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
+             "order": order.copy(), "seconds": seconds}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    torch.save(state, tmp)
+    tmp.replace(path)
+
+
+def _resume(path: Path | None, settings: dict, net, opt, sched, rng,
+            order: np.ndarray) -> tuple[int, float]:
+    """Load a fit's checkpoint into its network, optimizer, schedule and generators; the
+    epochs it had done and the seconds it had spent (0, 0.0 without one)."""
+    import torch
+
+    if path is None or not path.exists():
+        return 0, 0.0
+    state = torch.load(path, map_location="cpu", weights_only=False)
+    if state["settings"] != settings:
+        diff = sorted(k for k in settings if state["settings"].get(k) != settings[k])
+        raise SystemExit(f"error: checkpoint {path} is of another fit (it differs in "
+                         f"{', '.join(diff)}); delete it or give another --checkpoint")
+    net.load_state_dict(state["net"])
+    opt.load_state_dict(state["opt"])
+    if sched is not None:
+        sched.load_state_dict(state["sched"])
+    rng.bit_generator.state = state["rng"]
+    torch.set_rng_state(state["torch_rng"])
+    order[:] = state["order"]
+    return int(state["epochs_done"]), float(state["seconds"])
+
+
+def _epochs_cell(row: dict) -> str:
+    cosine = row.get("lr_schedule") == "cosine"
+    return f"{row['epochs']} (cosine)" if cosine else str(row["epochs"])
 
 
 def _regret_cell(row: dict) -> str:
@@ -548,7 +621,7 @@ def write_summary(out: Path) -> None:
     for r in rows:
         lines.append(f"| {r['variant']} | {r.get('net') or 'mlp'} "
                      f"| {int(r['decisions']):,} ({int(r['afterstates']):,}) "
-                     f"| {r['hidden']} | {r['epochs']} | {r['augment']} | {r['residual']} "
+                     f"| {r['hidden']} | {_epochs_cell(r)} | {r['augment']} | {r['residual']} "
                      f"| {r['loss']} | {_regret_cell(r)} | {r.get('card_weights') or '–'} "
                      f"| {r['dropout']} "
                      f"| {r['weight_decay']} | {r['ranks']} "
@@ -678,6 +751,15 @@ def main(argv: list[str] | None = None) -> None:
                         "card, 2 cards, ... (the last for more; default: all alike)")
     f.add_argument("--save", type=Path, default=None, metavar="PATH",
                    help="write the fitted network (an agent's endgame_net=PATH)")
+    f.add_argument("--lr-schedule", choices=LR_SCHEDULES, default="constant",
+                   help="the learning rate: constant 1e-3, or cosine from 1e-3 to 0 over "
+                        "the epochs")
+    f.add_argument("--checkpoint", type=Path, default=None, metavar="PATH",
+                   help="write the fit's state here after each epoch, and resume from it "
+                        "when it exists (a fit may span sessions)")
+    f.add_argument("--stop-after", type=int, default=None, metavar="N",
+                   help="with --checkpoint: stop once N epochs are done (resume later)")
+    f.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--out", type=Path, required=True)
     o = sub.add_parser("online", help="points lost on the heuristic's own last-deal decisions")
@@ -705,7 +787,8 @@ def main(argv: list[str] | None = None) -> None:
         print(json.dumps(fit(a.run, a.out, a.variant, a.hidden, a.epochs, a.augment, a.seed,
                               a.residual, a.loss, a.dropout, a.weight_decay, a.ranks, a.extra,
                               a.save, a.use_scores, a.regret, a.regret_temp,
-                              a.card_weights, a.kind, a.layers)))
+                              a.card_weights, a.kind, a.layers, a.lr_schedule,
+                              a.checkpoint, a.stop_after, a.threads)))
 
 
 if __name__ == "__main__":

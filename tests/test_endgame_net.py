@@ -102,6 +102,48 @@ def test_a_fit_is_reproducible_and_writes_its_row(tmp_path) -> None:
     assert AfterstateNet(tmp_path / "set0.pt").meta["kind"] == "set"
 
 
+def test_a_fit_stopped_and_resumed_from_its_checkpoint_is_the_same_fit(tmp_path) -> None:
+    import csv
+
+    import torch
+
+    from experiments.endgame_net import fit
+
+    run = tmp_path / "run"
+    run.mkdir()
+    collect_shard(("casino", 6, 3, run / "shard_000.npz"))
+    args = (run, tmp_path / "out", "casino", 16, 3, True, 0, True, "centered")
+    whole = fit(*args, save=tmp_path / "whole.pt", lr_schedule="cosine")
+    ck = tmp_path / "fit.ckpt"
+    # stopped after one epoch: no row, no network, a checkpoint of one epoch
+    assert fit(*args, save=tmp_path / "resumed.pt", lr_schedule="cosine", checkpoint=ck,
+               stop_after=1) is None
+    assert not (tmp_path / "resumed.pt").exists()
+    assert torch.load(ck, weights_only=False)["epochs_done"] == 1
+    resumed = fit(*args, save=tmp_path / "resumed.pt", lr_schedule="cosine", checkpoint=ck)
+    assert resumed == {**whole, "fit_minutes": resumed["fit_minutes"]}
+    a, b = (torch.load(tmp_path / f"{n}.pt")["state_dict"] for n in ("whole", "resumed"))
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    assert torch.load(ck, weights_only=False)["epochs_done"] == 3
+    # the schedule is recorded and changes the fit: cosine ends at a rate of 0
+    constant = fit(*args)
+    assert constant["lr_schedule"] == "constant" and whole["lr_schedule"] == "cosine"
+    assert constant["net_train_lost"] != whole["net_train_lost"] or \
+        constant["held_mse"] != whole["held_mse"]
+    with (tmp_path / "out" / "fits.csv").open() as f:
+        assert [r["lr_schedule"] for r in csv.DictReader(f)] == ["cosine", "cosine",
+                                                                 "constant"]
+    assert "| 3 (cosine) |" in (tmp_path / "out" / "summary.md").read_text()
+    # a checkpoint of other settings is refused by name, not silently resumed
+    with pytest.raises(SystemExit, match="epochs"):
+        fit(run, tmp_path / "out", "casino", 16, 4, True, 0, True, "centered",
+            lr_schedule="cosine", checkpoint=ck)
+    with pytest.raises(SystemExit, match="--stop-after"):
+        fit(*args, stop_after=1)
+    with pytest.raises(SystemExit, match="--lr-schedule"):
+        fit(*args, lr_schedule="linear")
+
+
 def test_expected_regret_is_the_points_a_softmax_choice_loses() -> None:
     import torch
 
