@@ -76,18 +76,24 @@ def solve(st: State, node_limit: int = 20_000) -> tuple[Move, float] | None:
     """The best move for the seat to move in a perfect-information position and its exact
     value (the side's hand point difference under best play by both sides), or None if that
     takes more than ``node_limit`` positions."""
-    side = st.rules.side(st.current)
-    budget = [node_limit]
-    best_move, alpha = None, -1e9
     try:
-        for m in _ordered(st):
-            nxt = play(st, m, deal_next=False)
-            v = lead(nxt, side) if nxt.hand_points is not st.hand_points or nxt.game_over \
-                else _value(nxt, side, alpha, 1e9, budget)
-            if best_move is None or v > alpha:
-                best_move, alpha = m, v
+        return _root(st, [node_limit])
     except NodeLimit:
         return None
+
+
+def _root(st: State, budget: list[int], plies: int = -1,
+          residue: bool = False) -> tuple[Move, float]:
+    """The best move at the root and its value: each move in order, the window narrowed by
+    the best so far (``solve`` to the hand's end, ``lookahead`` over ``plies``)."""
+    side = st.rules.side(st.current)
+    best_move, alpha = None, -1e9
+    for m in _ordered(st):
+        nxt = play(st, m, deal_next=False)
+        v = lead(nxt, side) if nxt.hand_points is not st.hand_points or nxt.game_over \
+            else _value(nxt, side, alpha, 1e9, budget, plies - 1, residue)
+        if best_move is None or v > alpha:
+            best_move, alpha = m, v
     return best_move, alpha
 
 
@@ -131,15 +137,7 @@ def lookahead(st: State, plies: int, residue: bool = False) -> tuple[Move, float
     hand's end by its score: a depth-limited stand-in for ``solve``, to measure how much
     look-ahead the last deal needs (issue 18)."""
     check_number("plies", plies, 1)
-    side = st.rules.side(st.current)
-    best_move, alpha = None, -1e9
-    for m in _ordered(st):
-        nxt = play(st, m, deal_next=False)
-        v = lead(nxt, side) if nxt.hand_points is not st.hand_points or nxt.game_over \
-            else _value(nxt, side, alpha, 1e9, [1 << 62], plies - 1, residue)
-        if best_move is None or v > alpha:
-            best_move, alpha = m, v
-    return best_move, alpha
+    return _root(st, [1 << 62], plies, residue)
 
 
 def solve_view(view: PlayerView, node_limit: int = 20_000) -> tuple[Move, float] | None:
