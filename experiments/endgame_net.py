@@ -47,6 +47,11 @@ heuristic's own line (no random moves), the heuristic's and each saved network's
 each also at each ``endgame_margin``). ``fit --regret W`` adds W times the points a softmax
 choice loses; ``fit --card-weights`` weighs decisions by the cards in hand.
 
+``pipeline --variant V`` does one preset's network-alone last deal end to end, each step
+resumed where it stopped: 4 tree shards (seed 7), 24 play-out shards of 20 walks (seed 9), the
+set network (64 wide, 2 layers, cosine, 6 epochs, a checkpoint each epoch), then the cloned
+policy with it against the heuristic (2,000 hands, seed 21).
+
 Files: ``RUN/shard_<k>.npz``; in ``OUT``: ``fits.csv`` (a row per fit) and ``summary.md``;
 ``online``: ``online.csv`` and ``online.md``.
 """
@@ -693,6 +698,51 @@ def online(variant: str, nets: list[Path], hands: int, seed: int, out: Path,
     return rows
 
 
+def _augmentable(variant: str) -> bool:
+    """Whether hearts and clubs score alike in ``variant`` (``fit --augment`` allowed)."""
+    try:
+        suit_swap(variant, 52, [0])
+    except SystemExit:
+        return False
+    return True
+
+
+def pipeline(variant: str, out: Path, runs: Path = Path("runs/endgame_net"),
+             tree_shards: int = 4, walk_shards: int = 24, epochs: int = 6, hands: int = 2000,
+             workers: int = 1, threads: int = 1, policy: str | None = None,
+             shard_hands: int = 200) -> dict:
+    """The network-alone last deal of one preset, end to end and resumable: tree and play-out
+    decisions (shards on disk are kept), the set network (a checkpoint each epoch), and the
+    cloned policy with it against the heuristic (``experiments.long_match``, by chunks).
+    Returns the match's summary."""
+    from experiments import long_match
+
+    policy = policy or f"experiments/results/train/{variant}/model.zip"
+    if not Path(policy).is_file():
+        raise SystemExit(f"error: no policy {policy} for {variant} (give --policy PATH)")
+    tree, walks = runs / f"{variant}_tree_h", runs / f"{variant}_walks"
+    print(f"[1/4] {tree_shards} tree shards into {tree}", flush=True)
+    collect(variant, shard_hands, tree_shards, 7, workers, tree, 0.02, scores=True)
+    print(f"[2/4] {walk_shards} play-out shards into {walks}", flush=True)
+    collect(variant, shard_hands, walk_shards, 9, workers, walks, 0.0, scores=True, walks=20)
+    net = out / "set_net.pt"
+    if net.exists():
+        print(f"[3/4] {net} is there (delete it to fit again)", flush=True)
+    else:
+        print(f"[3/4] the set network into {net}", flush=True)
+        fit(walks, out, variant, 64, epochs, _augmentable(variant), 0, True, "centered",
+            extra=tree, save=net, kind="set", layers=2, lr_schedule="cosine",
+            checkpoint=runs / f"{variant}_set.ckpt", threads=threads)
+    print(f"[4/4] the network alone against the heuristic, {hands:,} hands", flush=True)
+    settings = {"variant": variant, "players": 2, "agents": [f"ppo:{policy},endgame_net={net}",
+                                                            "heuristic"],
+                "hands": hands, "chunk": min(100, hands), "seed": 21}
+    s = long_match.run(settings, out / "network_alone_v_heuristic", workers, progress=False)
+    print(f"{s['agent']} v heuristic: {s['win_rate']:.1%} [{s['lo']:.1%}, {s['hi']:.1%}] of "
+          f"{s['hands']:,} hands, {s['diff_per_hand']:+.2f} points/hand")
+    return s
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -762,6 +812,21 @@ def main(argv: list[str] | None = None) -> None:
     f.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--out", type=Path, required=True)
+    q = sub.add_parser("pipeline", help="one preset's network-alone last deal end to end: "
+                       "collect, fit, play (resumable)")
+    q.add_argument("--variant", default="casino")
+    q.add_argument("--out", type=Path, default=None,
+                   help="default experiments/results/exit/endgame_net_<variant>_pipeline")
+    q.add_argument("--runs", type=Path, default=Path("runs/endgame_net"),
+                   help="where the shards and the fit's checkpoint go (default %(default)s)")
+    q.add_argument("--tree-shards", type=int, default=4)
+    q.add_argument("--walk-shards", type=int, default=24)
+    q.add_argument("--epochs", type=int, default=6)
+    q.add_argument("--hands", type=int, default=2000, help="of the closing match (default 2000)")
+    q.add_argument("--workers", type=int, default=1)
+    q.add_argument("--threads", type=int, default=1, help="the fit's torch threads")
+    q.add_argument("--policy", default=None,
+                   help="the cloned policy (default experiments/results/train/<variant>/model.zip)")
     o = sub.add_parser("online", help="points lost on the heuristic's own last-deal decisions")
     o.add_argument("--variant", default="casino")
     o.add_argument("--nets", type=Path, nargs="*", default=[], metavar="PATH")
@@ -775,7 +840,11 @@ def main(argv: list[str] | None = None) -> None:
                    help="--depths: also each depth with the table counted to the last capturer")
     o.add_argument("--out", type=Path, required=True)
     a = p.parse_args(argv)
-    if a.command == "online":
+    if a.command == "pipeline":
+        out = a.out or Path(f"experiments/results/exit/endgame_net_{a.variant}_pipeline")
+        pipeline(a.variant, out, a.runs, a.tree_shards, a.walk_shards, a.epochs, a.hands,
+                 a.workers, a.threads, a.policy)
+    elif a.command == "online":
         print(json.dumps(online(a.variant, a.nets, a.hands, a.seed, a.out, a.margins,
                                 a.depths, a.residue)))
     elif a.command == "collect":

@@ -144,6 +144,33 @@ def test_a_fit_stopped_and_resumed_from_its_checkpoint_is_the_same_fit(tmp_path)
         fit(*args, lr_schedule="linear")
 
 
+def test_the_pipeline_collects_fits_and_plays_then_resumes_without_redoing(tmp_path) -> None:
+    import json
+
+    from experiments.endgame_net import pipeline
+
+    out, runs = tmp_path / "out", tmp_path / "runs"
+    first = pipeline("casino", out, runs, tree_shards=1, walk_shards=2, epochs=1, hands=2,
+                     shard_hands=3)
+    assert len(list((runs / "casino_tree_h").glob("shard_*.npz"))) == 1
+    assert len(list((runs / "casino_walks").glob("shard_*.npz"))) == 2
+    assert (out / "set_net.pt").is_file() and (runs / "casino_set.ckpt").is_file()
+    row = (out / "fits.csv").read_text().splitlines()[1]
+    assert "set, 2 layers" in row and "cosine" in row
+    assert first["hands"] == 2 and "endgame_net=" in first["agent"]
+    assert first["agent"].startswith("ppo:experiments/results/train/casino/model.zip")
+    # a second run finds every step done: the network is not fitted again, no hand replayed
+    mtime = (out / "set_net.pt").stat().st_mtime_ns
+    again = pipeline("casino", out, runs, tree_shards=1, walk_shards=2, epochs=1, hands=2,
+                     shard_hands=3)
+    assert (out / "set_net.pt").stat().st_mtime_ns == mtime
+    assert again == first
+    assert json.loads((out / "network_alone_v_heuristic" / "summary.json").read_text()) \
+        ["hands"] == 2
+    with pytest.raises(SystemExit, match="no policy"):
+        pipeline("casino", out, runs, policy=str(tmp_path / "none.zip"))
+
+
 def test_expected_regret_is_the_points_a_softmax_choice_loses() -> None:
     import torch
 
