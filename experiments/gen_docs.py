@@ -110,7 +110,8 @@ def ladder_table() -> str:
 
 # The agents put through the benchmark protocol for the README (issue 17 item 3), in table
 # order: (folder under experiments/results/protocol, training folder under experiments/results
-# whose train_log.json says how the model was made, the model's name in the table).
+# whose train_log.json says how the model was made, the model's name in the table[, what was
+# added to it, appended to how it was made]).
 PROTOCOL_RUNS = tuple((f"cloned_{v}", f"train/{v}", f"{v}, cloned") for v in (
     "casino", "royal", "dominican", "hungarian", "tuxedo", "spade", "wippen")) + (
     ("cloned_set_tree_casino", "train/casino",
@@ -361,8 +362,7 @@ NETWORK_ALONE_MATCHES = (
 GENERALITY_MATCHES = tuple(
     (preset, agent, opponent, f"exit/general/{who}_v_{slug}_{preset}")
     for preset in ("casino", "royal", "dominican")
-    for opponent, slug in (("`heuristic:threat=0.3,residue=0.5` (another tuning)",
-                            "unseen_heuristic"),
+    for opponent, slug in ((UNSEEN, "unseen_heuristic"),
                            ("`search:simulations=200`", "search200"),
                            ("`search:simulations=800`", "search800"))
     for agent, who in (("guided search + exact endgame (refit network)", "guided"),
