@@ -353,7 +353,12 @@ NETWORK_ALONE_MATCHES = (
     ("casino", "the same, last deal by the set network with tree decisions (set_tree_net.pt)",
      UNSEEN, "exit/general/cloned_set_tree_v_unseen_heuristic_casino"),
     ("casino", "the same, last deal by the set network on 2.6M afterstates, cosine "
-     "(set_big_net.pt)", UNSEEN, "exit/general/cloned_set_big_v_unseen_heuristic_casino"),)
+     "(set_big_net.pt)", UNSEEN, "exit/general/cloned_set_big_v_unseen_heuristic_casino"),
+) + tuple(row for preset in ("royal", "dominican") for row in (
+    (preset, f"cloned policy alone (train/{preset}/model.zip)", "heuristic",
+     f"exit/endgame_net_{preset}_pipeline/cloned_alone_v_heuristic"),
+    (preset, "the same, last deal by the set network of `pipeline` (set_net.pt)", "heuristic",
+     f"exit/endgame_net_{preset}_pipeline/network_alone_v_heuristic")))
 
 
 # Issue 18's generality check: the guided agent, the search on a boundary value (and the shipped
