@@ -76,6 +76,7 @@ FIELDS = ("variant", "net", "shards", "decisions", "afterstates", "hidden", "epo
           "train_decisions", "held_decisions", "heuristic_lost", "net_lost", "net_train_lost",
           "held_mse", "fit_minutes", "lr_schedule")
 LR_SCHEDULES = ("constant", "cosine")
+BATCH = 128  # decisions a step (all of each decision's moves)
 HEARTS, CLUBS = 1, 3  # suit order in a card id (4 * rank + suit): S, H, D, C
 
 
@@ -358,17 +359,23 @@ def expected_regret(pred, values, seg, decisions: int, temp: float):
     return (p * (best[seg] - values)).sum() / decisions
 
 
-def suit_swap(variant: str, width: int, planes: list[int]) -> np.ndarray:
-    """The column permutation swapping hearts and clubs in every card plane; SystemExit if
-    the two suits do not score alike in ``variant``."""
+def suits_alike(variant: str) -> bool:
+    """Whether ``variant`` has the standard deck with hearts and clubs scoring alike (so
+    ``fit --augment`` may swap them)."""
     from agents.valuation import rules_values
     from casino_env.engine import new_game
 
     rules = new_game(variant, 2, seed=0).rules
     rv = rules_values(rules)
     standard = rules.deck.size == 52 and rules.deck.names[HEARTS] == "AH"
-    if not standard or any(rv.direct[4 * r + HEARTS] != rv.direct[4 * r + CLUBS]
-                           for r in range(13)):
+    return standard and all(rv.direct[4 * r + HEARTS] == rv.direct[4 * r + CLUBS]
+                            for r in range(13))
+
+
+def suit_swap(variant: str, width: int, planes: list[int]) -> np.ndarray:
+    """The column permutation swapping hearts and clubs in every card plane; SystemExit if
+    the two suits do not score alike in ``variant``."""
+    if not suits_alike(variant):
         raise SystemExit(f"error: --augment: hearts and clubs are not the standard deck's, or do "
                          f"not score alike, in {variant}")
     perm = np.arange(width)
@@ -466,7 +473,7 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
     counts = np.diff(np.r_[starts, len(g)])
     train_dec = np.flatnonzero(~held_decision[g[starts]])
     cw = None if not card_weights else by_cards(held_cards[starts], card_weights)
-    steps = epochs * -(-len(train_dec) // 128)
+    steps = epochs * -(-len(train_dec) // BATCH)
     sched = (torch.optim.lr_scheduler.CosineAnnealingLR(opt, steps)
              if lr_schedule == "cosine" else None)
     settings = {"run": str(run), "extra": [str(e) for e in extra or ()], "kind": kind,
@@ -480,8 +487,8 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
             print(f"stopped after {epoch} epochs; resume from {checkpoint}")
             return None
         rng.shuffle(train_dec)
-        for j in range(0, len(train_dec), 128):
-            dec = train_dec[j:j + 128]
+        for j in range(0, len(train_dec), BATCH):
+            dec = train_dec[j:j + BATCH]
             n = counts[dec]
             rows = np.repeat(starts[dec] - np.r_[0, np.cumsum(n)[:-1]], n) + np.arange(n.sum())
             seg = torch.as_tensor(np.repeat(np.arange(len(dec)), n))
@@ -698,15 +705,6 @@ def online(variant: str, nets: list[Path], hands: int, seed: int, out: Path,
     return rows
 
 
-def _augmentable(variant: str) -> bool:
-    """Whether hearts and clubs score alike in ``variant`` (``fit --augment`` allowed)."""
-    try:
-        suit_swap(variant, 52, [0])
-    except SystemExit:
-        return False
-    return True
-
-
 def pipeline(variant: str, out: Path, runs: Path = Path("runs/endgame_net"),
              tree_shards: int = 4, walk_shards: int = 24, epochs: int = 6, hands: int = 2000,
              workers: int = 1, threads: int = 1, policy: str | None = None,
@@ -730,7 +728,7 @@ def pipeline(variant: str, out: Path, runs: Path = Path("runs/endgame_net"),
         print(f"[3/4] {net} is there (delete it to fit again)", flush=True)
     else:
         print(f"[3/4] the set network into {net}", flush=True)
-        fit(walks, out, variant, 64, epochs, _augmentable(variant), 0, True, "centered",
+        fit(walks, out, variant, 64, epochs, suits_alike(variant), 0, True, "centered",
             extra=tree, save=net, kind="set", layers=2, lr_schedule="cosine",
             checkpoint=runs / f"{variant}_set.ckpt", threads=threads)
     print(f"[4/4] the network alone against the heuristic, {hands:,} hands", flush=True)
