@@ -56,7 +56,8 @@ from casino_env.engine.rules import Rules, make_rules
 from casino_env.engine.view import PlayerView
 
 from .afterstate import AfterstateNet
-from .base import Agent, check_bool, describe_rules
+from .base import Agent, check_bool, check_int, describe_rules
+from .endgame import solve_view
 from .registry import register_loader
 
 # Offsets of the parts of an action_features row.
@@ -442,6 +443,8 @@ class PPOAgent(Agent):
         self.path: str | None = None  # the model file, when loaded from one
         # an afterstate value network for the two-player last deal (load's endgame_net)
         self.endgame_net: AfterstateNet | None = None
+        # the exact last-deal move within this many positions (load's endgame; 0: never)
+        self.endgame = 0
         cfg = self.env_config
         self.rules = make_rules(cfg["variant"], cfg["players"], cfg.get("partnerships"),
                                 dict(cfg.get("switches") or {}))
@@ -540,6 +543,10 @@ class PPOAgent(Agent):
             return self._compose(view, moves)
         if len(moves) == 1:
             return moves[0]
+        if self.endgame:
+            solved = solve_view(view, self.endgame)
+            if solved is not None:
+                return solved[0]
         if self.endgame_net is not None:
             learned = self.endgame_net.choose(view, moves)
             if learned is not None:
@@ -645,15 +652,22 @@ class PPOAgent(Agent):
 
 
 def load_ppo(path: str, seed: int | None = None, deterministic: bool = True,
-             endgame_net: str | None = None, endgame_margin: float | None = None) -> PPOAgent:
+             endgame_net: str | None = None, endgame_margin: float | None = None,
+             endgame: int = 0) -> PPOAgent:
     """Loader for ``make_agent("ppo:<path>")`` (``deterministic=False`` samples;
     ``endgame_net=PATH``: an afterstate value network plays the two-player last deal;
     ``endgame_margin``: it departs from the default heuristic's move only for a move it values
-    at least this many points higher)."""
+    at least this many points higher; ``endgame=N``: the exact minimax move there instead, if
+    it takes at most N positions -- a search, so a reference for what a perfect learned last
+    deal would give the policy, not a network-alone agent)."""
     if endgame_margin is not None and endgame_net is None:
         raise ValueError("endgame_margin: a margin for an endgame_net's departures from the "
                          "heuristic, so it needs endgame_net")
+    endgame = check_int("endgame", endgame, 0)
+    if endgame and endgame_net is not None:
+        raise ValueError("endgame and endgame_net both play the last deal: give one")
     agent = PPOAgent.load(path, seed=seed, deterministic=deterministic)
+    agent.endgame = endgame
     if endgame_net is not None:
         agent.endgame_net = AfterstateNet(endgame_net, endgame_margin or 0.0)
         if agent.endgame_net.rules != agent.rules:

@@ -175,3 +175,29 @@ def test_a_set_network_reads_the_cards_in_play_as_a_set(tmp_path) -> None:
     values = played.values(st, moves)
     assert values == pytest.approx(together.numpy() + x[:, -1] * 10, abs=1e-2)  # float16
     assert played.choose(PlayerView(st, st.current), moves) == moves[int(np.argmax(values))]
+
+
+def test_the_policy_with_the_exact_last_deal_plays_the_solvers_move() -> None:
+    """``ppo:MODEL,endgame=N``: the exact minimax move where the view determines the state (a
+    search, the reference a learned last deal aims at); elsewhere the policy's own move."""
+    from agents.endgame import move_values, solve_view
+
+    agent = make_agent(f"ppo:{MODEL},endgame=20000", seed=0)
+    policy = make_agent(f"ppo:{MODEL}", seed=0)
+    differs = 0
+    for seed in range(8):
+        st = _last_deal(seed)
+        view = PlayerView(st, st.current)
+        chosen = agent.choose(view)
+        values = move_values(st)
+        assert chosen == solve_view(view, 20000)[0]
+        assert values[chosen] == max(values.values())
+        differs += values[policy.choose(view)] < max(values.values())
+    assert differs  # the policy alone misplays some of these last deals
+    first = new_game("casino", 2, seed=5)
+    fv = PlayerView(first, first.current)
+    assert agent.choose(fv) == policy.choose(fv)
+    with pytest.raises(ValueError, match="endgame and endgame_net both play the last deal"):
+        make_agent(f"ppo:{MODEL},endgame=100,endgame_net=x.pt")
+    with pytest.raises(ValueError, match="endgame"):
+        make_agent(f"ppo:{MODEL},endgame=-1")

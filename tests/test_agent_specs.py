@@ -276,8 +276,8 @@ def test_ppo_unreadable_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 
 def test_ppo_paths_and_options(casino_model: Agent) -> None:
     """The model loads from its .zip, its folder, its .json or the path without .zip;
-    ``deterministic``, ``endgame_net`` and ``endgame_margin`` are its options, in the spec or
-    as keywords."""
+    ``deterministic``, ``endgame_net``, ``endgame_margin`` and ``endgame`` are its options, in
+    the spec or as keywords."""
     folder = MODELS / "casino"
     for arg in (folder, folder / "model.json", folder / "model"):
         agent = make_agent(f"ppo:{arg}", seed=0)
@@ -287,7 +287,7 @@ def test_ppo_paths_and_options(casino_model: Agent) -> None:
     with raises("deterministic must be true or false, got 'maybe'"):
         make_agent(f"ppo:{folder / 'model.zip'},deterministic=maybe")
     with raises("unknown option 'bogus' for agent 'ppo:PATH' (known: deterministic, "
-                "endgame_net, endgame_margin)"):
+                "endgame_net, endgame_margin, endgame)"):
         make_agent(f"ppo:{folder / 'model.zip'},bogus=1")
 
 
