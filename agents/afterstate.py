@@ -1,13 +1,16 @@
-"""A learned value of the position a move leaves (its *afterstate*) on the two-player last deal,
-where the view determines the state: an MLP fitted by ``experiments.endgame_net`` to exact
-minimax values. Playing the afterstate it values highest takes one forward pass over the legal
-moves and no search; ``heuristic:endgame_net=PATH`` and ``ppo:MODEL,endgame_net=PATH`` play it
-there (elsewhere they play as usual).
+"""A learned value of the position a move leaves (its *afterstate*). On the two-player last
+deal, where the view determines the state, a network fitted by ``experiments.endgame_net`` to
+exact minimax values; before it (scope ``before_last``), one fitted by
+``experiments.midgame_net`` to rollout values of the heuristic's best-scored moves, seen
+without the opponent's hand. Playing the afterstate it values highest takes one forward pass
+over the moves and no search; ``heuristic:endgame_net=PATH`` and ``ppo:MODEL,endgame_net=PATH``
+play the last deal by one, ``midgame_net=PATH`` the deals before it (elsewhere they play as
+usual).
 
 An afterstate's inputs: the environment's compact observation from the mover's seat, a plane
-of the opponent's hand (known on the last deal), the static lead (the piles scored as they
-stand, /10) and optionally per-rank counts and the heuristic's score of the move that led
-there (``heuristic_columns``: the network then learns a correction to the heuristic's
+of the opponent's hand (known on the last deal; empty before it), the static lead (the piles
+scored as they stand, /10) and optionally per-rank counts and the heuristic's score of the move
+that led there (``heuristic_columns``: the network then learns a correction to the heuristic's
 evaluation); the network predicts what play adds to the static lead."""
 
 from __future__ import annotations
@@ -32,12 +35,24 @@ def layout_of(rules: Rules) -> Layout:
     return Layout(rules, compose=False, kind="compact")
 
 
-def afterstate_row(layout: Layout, after: State, me: int) -> np.ndarray:
-    """``after`` seen from seat ``me``: its compact observation, then the other seat's hand."""
+LAST_DEAL, BEFORE_LAST = "last_deal", "before_last"  # where a network plays (its scope)
+SCOPES = (LAST_DEAL, BEFORE_LAST)
+
+
+def afterstate_row(layout: Layout, after: State, me: int, hidden: bool = False) -> np.ndarray:
+    """``after`` seen from seat ``me``: its compact observation, then the other seat's hand
+    (left empty when ``hidden``: before the last deal the mover cannot see it)."""
     row = np.zeros(layout.size + 52, np.float32)
     layout.encode(after, me, row[:layout.size])
-    row[layout.size:] = card_bits(after.hand_masks[1 - me])
+    if not hidden:
+        row[layout.size:] = card_bits(after.hand_masks[1 - me])
     return row
+
+
+def top_candidates(scores: list[float], k: int) -> list[int]:
+    """The indices of the ``k`` best-scored moves, best first (ties in the moves' order): the
+    moves the search agent considers, and those a ``before_last`` network chooses among."""
+    return sorted(range(len(scores)), key=lambda i: -scores[i])[:k]
 
 
 def static_leads(rules: Rules, x: np.ndarray) -> np.ndarray:
@@ -200,9 +215,13 @@ def save_net(path: Path, net, meta: dict) -> None:
 
 
 class AfterstateNet:
-    """A saved afterstate value network (``save_net``), ready to value a view's moves."""
+    """A saved afterstate value network (``save_net``), ready to value a view's moves. Its
+    ``scope`` (from the file) says where it plays: ``last_deal`` (the two-player last deal)
+    or ``before_last`` (every two-player decision before it, among the heuristic's
+    ``candidates`` best-scored moves)."""
 
-    def __init__(self, path: str | Path, margin: float = 0.0) -> None:
+    def __init__(self, path: str | Path, margin: float = 0.0,
+                 option: str = "endgame_net") -> None:
         import torch
 
         # depart from the heuristic's move only for an afterstate valued at least this many
@@ -212,7 +231,7 @@ class AfterstateNet:
         torch.set_num_threads(1)
         p = Path(path)
         if not p.is_file():
-            raise ValueError(f"endgame_net: no such file {path!r} (experiments.endgame_net "
+            raise ValueError(f"{option}: no such file {path!r} (experiments.endgame_net "
                              f"fit --save PATH writes one)")
         try:
             saved = torch.load(p, map_location="cpu", weights_only=True)
@@ -221,12 +240,21 @@ class AfterstateNet:
             self.net = build_net(meta, self.rules)
             self.net.load_state_dict({k: v.float() for k, v in saved["state_dict"].items()})
         except Exception as e:  # a foreign or corrupt file: torch raises many kinds
-            raise ValueError(f"endgame_net {path}: not an afterstate value network "
+            raise ValueError(f"{option} {path}: not an afterstate value network "
                              f"({type(e).__name__}: {e})") from e
         self.net.eval()
         self.meta = meta
         self.path = str(path)
+        self.option = option  # the agent option that named it, for messages
         self.layout = layout_of(self.rules)
+        self.scope = meta.get("scope", LAST_DEAL)
+        if self.scope not in SCOPES:
+            raise ValueError(f"{option} {path}: unknown scope {self.scope!r} (known: "
+                             f"{', '.join(SCOPES)})")
+        self.candidates = int(meta.get("candidates", 0))
+        if self.scope == BEFORE_LAST and self.margin:
+            raise ValueError("endgame_margin: a margin over the heuristic's move applies to a "
+                             f"last-deal network; {path} plays before the last deal")
 
     def values(self, st: State, moves: list[Move], scores: list[float] | None = None
                ) -> np.ndarray:
@@ -235,7 +263,8 @@ class AfterstateNet:
         import torch
 
         me = st.current
-        x = np.stack([afterstate_row(self.layout, play(st, m, deal_next=False), me)
+        hidden = self.scope == BEFORE_LAST
+        x = np.stack([afterstate_row(self.layout, play(st, m, deal_next=False), me, hidden)
                       for m in moves])
         if self.meta.get("heuristic_scores"):
             x = np.hstack([x, heuristic_columns(st, moves, scores)])
@@ -245,12 +274,27 @@ class AfterstateNet:
         return out + base
 
     def choose(self, view: PlayerView, moves: list[Move]) -> Move | None:
-        """The move to the best-valued afterstate where ``view`` determines the state (the
-        two-player last deal), else None; ValueError on another game's rules."""
+        """The move to the best-valued afterstate where the network plays (its ``scope``: the
+        two-player last deal, where ``view`` determines the state, or the decisions before
+        it), else None; ValueError on another game's rules."""
         if view.rules != self.rules:
-            raise ValueError(f"endgame_net {self.path} was fitted on {self.meta['variant']}; "
+            raise ValueError(f"{self.option} {self.path} was fitted on {self.meta['variant']}; "
                              f"this game's rules differ")
-        if len(moves) < 2 or not perfect_information(view):
+        if len(moves) < 2:
+            return None
+        if self.scope == BEFORE_LAST:
+            if perfect_information(view):
+                return None
+            # the afterstates are encoded as the mover sees them (its observation, no other
+            # hand), so any full state consistent with the view gives the same rows (the
+            # view's own state is redacted: no stock, no other hand, which play would misread)
+            scores = _scorer().scores(view, moves)
+            order = top_candidates(scores, self.candidates or len(moves))
+            cands = [moves[i] for i in order]
+            v = self.values(view.determinize(random.Random(0)), cands,
+                            [scores[i] for i in order])
+            return cands[int(np.argmax(v))]
+        if not perfect_information(view):
             return None
         st = view.determinize(random.Random(0))
         if not self.margin:
@@ -261,6 +305,28 @@ class AfterstateNet:
         return moves[best if v[best] - v[own] >= self.margin else own]
 
 
-__all__ = ["AfterstateNet", "afterstate_row", "build_net", "heuristic_columns",
+def afterstate_nets(endgame_net: str | None, endgame_margin: float | None,
+                    midgame_net: str | None) -> list[AfterstateNet]:
+    """The agents' options ``endgame_net`` (with ``endgame_margin``) and ``midgame_net``
+    loaded, each checked to be a network of its scope (ValueError naming the option)."""
+    if endgame_margin is not None and endgame_net is None:
+        raise ValueError("endgame_margin: a margin for an endgame_net's departures from the "
+                         "heuristic, so it needs endgame_net")
+    nets = []
+    for option, path, scope, other in (("endgame_net", endgame_net, LAST_DEAL, "midgame_net"),
+                                       ("midgame_net", midgame_net, BEFORE_LAST, "endgame_net")):
+        if path is None:
+            continue
+        net = AfterstateNet(path, (endgame_margin or 0.0) if option == "endgame_net" else 0.0,
+                            option)
+        if net.scope != scope:
+            where = "the last deal" if net.scope == LAST_DEAL else "before the last deal"
+            raise ValueError(f"{option} {path} plays {where} (give it as {other})")
+        nets.append(net)
+    return nets
+
+
+__all__ = ["BEFORE_LAST", "LAST_DEAL", "SCOPES", "AfterstateNet", "afterstate_nets",
+           "afterstate_row", "build_net", "heuristic_columns",
            "heuristic_pick", "net_inputs", "rank_counts", "save_net", "set_value_net",
-           "static_leads", "value_net"]
+           "static_leads", "top_candidates", "value_net"]

@@ -55,7 +55,7 @@ from casino_env.engine import Move
 from casino_env.engine.rules import Rules, make_rules
 from casino_env.engine.view import PlayerView
 
-from .afterstate import AfterstateNet
+from .afterstate import AfterstateNet, afterstate_nets
 from .base import Agent, check_bool, check_int, describe_rules
 from .endgame import solve_view
 from .registry import register_loader
@@ -445,6 +445,8 @@ class PPOAgent(Agent):
         self.endgame_net: AfterstateNet | None = None
         # the exact last-deal move within this many positions (load's endgame; 0: never)
         self.endgame = 0
+        # an afterstate value network for the two-player decisions before the last deal
+        self.midgame_net: AfterstateNet | None = None
         cfg = self.env_config
         self.rules = make_rules(cfg["variant"], cfg["players"], cfg.get("partnerships"),
                                 dict(cfg.get("switches") or {}))
@@ -547,8 +549,8 @@ class PPOAgent(Agent):
             solved = solve_view(view, self.endgame)
             if solved is not None:
                 return solved[0]
-        if self.endgame_net is not None:
-            learned = self.endgame_net.choose(view, moves)
+        for net in (self.endgame_net, self.midgame_net):
+            learned = None if net is None else net.choose(view, moves)
             if learned is not None:
                 return learned
         if len(moves) > self.max_moves:  # the environment's overflow policy
@@ -653,27 +655,27 @@ class PPOAgent(Agent):
 
 def load_ppo(path: str, seed: int | None = None, deterministic: bool = True,
              endgame_net: str | None = None, endgame_margin: float | None = None,
-             endgame: int = 0) -> PPOAgent:
+             endgame: int = 0, midgame_net: str | None = None) -> PPOAgent:
     """Loader for ``make_agent("ppo:<path>")`` (``deterministic=False`` samples;
     ``endgame_net=PATH``: an afterstate value network plays the two-player last deal;
     ``endgame_margin``: it departs from the default heuristic's move only for a move it values
     at least this many points higher; ``endgame=N``: the exact minimax move there instead, if
     it takes at most N positions -- a search, so a reference for what a perfect learned last
-    deal would give the policy, not a network-alone agent)."""
-    if endgame_margin is not None and endgame_net is None:
-        raise ValueError("endgame_margin: a margin for an endgame_net's departures from the "
-                         "heuristic, so it needs endgame_net")
+    deal would give the policy, not a network-alone agent); ``midgame_net=PATH``: a network
+    of scope ``before_last`` chooses among the heuristic's best moves before the last deal)."""
     endgame = check_int("endgame", endgame, 0)
     if endgame and endgame_net is not None:
         raise ValueError("endgame and endgame_net both play the last deal: give one")
+    nets = afterstate_nets(endgame_net, endgame_margin, midgame_net)
     agent = PPOAgent.load(path, seed=seed, deterministic=deterministic)
     agent.endgame = endgame
-    if endgame_net is not None:
-        agent.endgame_net = AfterstateNet(endgame_net, endgame_margin or 0.0)
-        if agent.endgame_net.rules != agent.rules:
+    for net in nets:
+        if net.rules != agent.rules:
             raise ValueError(f"this policy was trained on {describe_rules(agent.rules)}, "
-                             f"endgame_net {endgame_net} was fitted on "
-                             f"{describe_rules(agent.endgame_net.rules)}")
+                             f"{net.option} {net.path} was fitted on "
+                             f"{describe_rules(net.rules)}")
+    agent.endgame_net = nets[0] if endgame_net is not None else None
+    agent.midgame_net = nets[-1] if midgame_net is not None else None
     return agent
 
 

@@ -16,7 +16,7 @@ from casino_env.engine.moves import Items, distinct
 from casino_env.engine.scoring import sweep_scores
 from casino_env.engine.view import PlayerView
 
-from .afterstate import AfterstateNet, heuristic_pick
+from .afterstate import afterstate_nets, heuristic_pick
 from .base import Agent, check_int, check_number
 from .endgame import solve_view
 from .valuation import (
@@ -118,24 +118,25 @@ class HeuristicAgent(Agent):
     ``endgame_net``: the path of an afterstate value network (``agents.afterstate``) to play
     there instead, learned rather than searched; ``endgame_margin``: the network departs from
     the default heuristic's move only for a move it values at least this many points higher
-    (default 0: it plays its best-valued move). ``scores`` (the evaluation other agents read
-    as hints and priors) is unchanged by either.
+    (default 0: it plays its best-valued move). ``midgame_net``: the path of a network of
+    scope ``before_last`` (``experiments.midgame_net``) to choose among the heuristic's best
+    moves at every two-player decision before the last deal. ``scores`` (the evaluation other
+    agents read as hints and priors) is unchanged by any of them.
     """
 
     name = "heuristic"
     # the weights one by one, or all of them as ``params``; and the exact last deal
-    options = WEIGHTS + ("params", "endgame", "endgame_net", "endgame_margin")
+    options = WEIGHTS + ("params", "endgame", "endgame_net", "endgame_margin", "midgame_net")
 
     def __init__(self, seed: int | None = None, params: HeuristicParams | None = None,
                  endgame: int = 0, endgame_net: str | None = None,
-                 endgame_margin: float | None = None, **kw: float) -> None:
+                 endgame_margin: float | None = None, midgame_net: str | None = None,
+                 **kw: float) -> None:
         super().__init__(seed)
         self.endgame = check_int("endgame", endgame, 0)
-        if endgame_margin is not None and endgame_net is None:
-            raise ValueError("endgame_margin: a margin for an endgame_net's departures from "
-                             "the heuristic, so it needs endgame_net")
-        self.endgame_net = None if endgame_net is None else \
-            AfterstateNet(endgame_net, endgame_margin or 0.0)
+        nets = afterstate_nets(endgame_net, endgame_margin, midgame_net)
+        self.endgame_net = nets[0] if endgame_net is not None else None
+        self.midgame_net = nets[-1] if midgame_net is not None else None
         unknown = [k for k in kw if k not in WEIGHTS]
         if unknown:
             raise TypeError(f"HeuristicAgent() got an unexpected keyword argument {unknown[0]!r}")
@@ -154,8 +155,8 @@ class HeuristicAgent(Agent):
             solved = solve_view(view, self.endgame)
             if solved is not None:
                 return solved[0]
-        if self.endgame_net is not None:
-            learned = self.endgame_net.choose(view, moves)
+        for net in (self.endgame_net, self.midgame_net):
+            learned = None if net is None else net.choose(view, moves)
             if learned is not None:
                 return learned
         return moves[heuristic_pick(self.scores(view, moves))]

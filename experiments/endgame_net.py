@@ -133,11 +133,16 @@ def collect_shard(job: tuple) -> str:
 
 
 def _save_shard(dest: Path, xs: list, ys: list, groups: list, picks: list, width: int,
-                deals: list | None = None) -> str:
+                deals: list | None = None, scope: str | None = None,
+                candidates: int = 0) -> str:
     """Write a shard whole (through a .tmp file, so ``load`` never sees half of one); ``deals``:
-    each row's deal, where held-out decisions are to be whole deals."""
+    each row's deal, where held-out decisions are to be whole deals; ``scope``: where a
+    network fitted on it plays (``agents.afterstate.SCOPES``; none: the last deal), with the
+    ``candidates`` it chooses among."""
     tmp = dest.with_suffix(".tmp.npz")
     more = {} if deals is None else {"deal": np.array(deals, np.int64)}
+    if scope is not None:
+        more |= {"scope": np.array(scope), "candidates": np.array(candidates)}
     np.savez_compressed(tmp, x=np.array(xs).reshape(-1, width), y=np.array(ys, np.float32),
                         group=np.array(groups, np.int64), heuristic=np.array(picks, bool),
                         **more)
@@ -305,12 +310,19 @@ def load(run: Path) -> dict:
     """All shards of ``run``: afterstates, values, decision ids (unique across shards),
     whether the heuristic chose each move, and each decision's deal (``deal_of``: the held-out
     split's unit; each decision its own where a shard has no deals)."""
+    from agents.afterstate import LAST_DEAL
+
     files = sorted(run.glob("shard_[0-9][0-9][0-9].npz"))  # not a .tmp being written
     if not files:
         raise SystemExit(f"error: no shards in {run} (run collect first)")
-    parts, offset, deals = [], 0, 0
+    parts, offset, deals, kinds = [], 0, 0, set()
     for f in files:
         d = np.load(f)
+        kinds.add((str(d["scope"]) if "scope" in d else LAST_DEAL,
+                   int(d["candidates"]) if "candidates" in d else 0))
+        if len(kinds) > 1:
+            raise SystemExit(f"error: {f} holds decisions of another scope than the shards "
+                             f"before it ({sorted(kinds)})")
         deal = d["deal"] if "deal" in d else d["group"]
         parts.append((d["x"], d["y"], d["group"] + offset, d["heuristic"], deal + deals))
         offset += int(d["group"].max()) + 1 if len(d["group"]) else 0
@@ -319,8 +331,10 @@ def load(run: Path) -> dict:
     deal_of = np.zeros(offset, np.int64)
     deal_of[g] = deal
     _, deal_of = np.unique(deal_of, return_inverse=True)  # numbered 0.. without gaps
+    scope, candidates = kinds.pop()
     return {"x": x.astype(np.float32), "y": y, "group": g, "heuristic": h,
-            "shards": len(files), "decisions": offset, "deal_of": deal_of}
+            "shards": len(files), "decisions": offset, "deal_of": deal_of, "scope": scope,
+            "candidates": candidates}
 
 
 def points_lost(values: np.ndarray, scores: np.ndarray, groups: np.ndarray) -> float:
@@ -401,7 +415,7 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
     import torch
     from tqdm.auto import tqdm
 
-    from agents.afterstate import build_net, layout_of, net_inputs, save_net
+    from agents.afterstate import LAST_DEAL, build_net, layout_of, net_inputs, save_net
     from casino_env.engine import new_game
 
     if lr_schedule not in LR_SCHEDULES:
@@ -421,6 +435,9 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
         extra = [extra]
     for more in extra or ():  # more training decisions; the held-out ones stay ``run``'s
         e = load(Path(more))
+        if (e["scope"], e["candidates"]) != (d["scope"], d["candidates"]):
+            raise SystemExit(f"error: {more}'s decisions are of scope {e['scope']}, {run}'s "
+                             f"of {d['scope']} (a network plays one or the other)")
         if e["x"].shape[1] != d["x"].shape[1]:
             raise SystemExit(f"error: {more}'s rows have {e['x'].shape[1]} columns, {run}'s "
                              f"{d['x'].shape[1]} (collect both with or without "
@@ -522,10 +539,12 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
                         time.perf_counter() - t0)
     net.eval()
     if save is not None:  # playable: heuristic:endgame_net=PATH, ppo:MODEL,endgame_net=PATH
+        scope = {} if d["scope"] == LAST_DEAL else \
+            {"scope": d["scope"], "candidates": d["candidates"]}
         save_net(save, net, {"variant": variant, "kind": kind, "layers": layers,
                              "width": x.shape[1], "hidden": hidden,
                              "residual": residual, "ranks": ranks,
-                             "heuristic_scores": scores})
+                             "heuristic_scores": scores, **scope})
     with torch.no_grad():  # in chunks: the set network's attention is large on all rows
         pred = np.concatenate([net(xt[i:i + 8192]).squeeze(-1).numpy()
                                for i in range(0, len(xt), 8192)]) + base

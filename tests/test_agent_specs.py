@@ -23,7 +23,7 @@ MODELS = ROOT / "experiments" / "results" / "train"
 SEARCH_OPTIONS = ("simulations, max_candidates, epsilon, game_bonus, fast, policy, prior, "
                   "margin, hand_bonus, guide, guide_temperature, horizon, endgame, tail")
 HEURISTIC_OPTIONS = ("threat, build_keep, potential, residue, per_card, params, endgame, "
-                     "endgame_net, endgame_margin")
+                     "endgame_net, endgame_margin, midgame_net")
 
 
 def raises(message: str):
@@ -276,8 +276,8 @@ def test_ppo_unreadable_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 
 def test_ppo_paths_and_options(casino_model: Agent) -> None:
     """The model loads from its .zip, its folder, its .json or the path without .zip;
-    ``deterministic``, ``endgame_net``, ``endgame_margin`` and ``endgame`` are its options, in
-    the spec or as keywords."""
+    ``deterministic``, ``endgame_net``, ``endgame_margin``, ``endgame`` and ``midgame_net`` are
+    its options, in the spec or as keywords."""
     folder = MODELS / "casino"
     for arg in (folder, folder / "model.json", folder / "model"):
         agent = make_agent(f"ppo:{arg}", seed=0)
@@ -287,7 +287,7 @@ def test_ppo_paths_and_options(casino_model: Agent) -> None:
     with raises("deterministic must be true or false, got 'maybe'"):
         make_agent(f"ppo:{folder / 'model.zip'},deterministic=maybe")
     with raises("unknown option 'bogus' for agent 'ppo:PATH' (known: deterministic, "
-                "endgame_net, endgame_margin, endgame)"):
+                "endgame_net, endgame_margin, endgame, midgame_net)"):
         make_agent(f"ppo:{folder / 'model.zip'},bogus=1")
 
 

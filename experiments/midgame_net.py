@@ -1,0 +1,159 @@
+"""Afterstate values before the last deal, learned from rollouts (issue 18, network alone).
+
+    python -m experiments.midgame_net collect --variant casino --shards 8 --workers 1 \\
+        --run runs/midgame_net/casino
+    python -m experiments.endgame_net fit --run runs/midgame_net/casino --augment \\
+        --loss centered --net set --hidden 64 --layers 2 --epochs 6 --lr-schedule cosine \\
+        --save runs/midgame_net/casino_net.pt --out experiments/results/exit/midgame_net_casino
+    python -m experiments.long_match --variant casino --agents \\
+        "heuristic:midgame_net=runs/midgame_net/casino_net.pt" heuristic --hands 2000 ...
+
+The cloned policy with a perfect last deal wins about 56% of hands against the heuristic
+(docs/expert_iteration.md), so the network-alone target needs the deals before the last one
+played better too. The search agent's edge there comes from rollouts: it plays each of the
+heuristic's best moves on deals of the unseen cards and rolls the hand out. This learns that
+valuation once, instead of at every decision: a value network over the afterstates of those
+moves, as the mover sees them (its observation; the opponent's hand unseen), regressed on the
+rollouts' mean results.
+
+**collect** -- the heuristic plays both seats of two-player single hands (15% random moves,
+so the positions vary). At every decision with a choice before the last deal, its
+``--candidates`` best-scored moves (the search agent's candidates) are each played on the
+same ``--rollouts`` deals of the unseen cards and rolled out to the hand's end
+(``agents.search.determinization_value``: fast rollouts, the builder policy on every seat; the
+same deals and rollout seeds for every move, so their differences have low variance). Each
+move's row is its afterstate from the mover's seat (``agents.afterstate.afterstate_row``,
+hidden: no opponent plane) with the heuristic's columns; its value is the mean hand point
+difference for the mover. Shards of ``--hands`` hands each (the hand is the held-out unit),
+written as they finish; a rerun skips those on disk. The rows are those of
+``experiments.endgame_net`` (scope ``before_last`` stored with them), so its ``fit`` fits
+them and saves a network that ``midgame_net=PATH`` plays (heuristic and ppo agents).
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import random
+from pathlib import Path
+
+import numpy as np
+
+from experiments.endgame_net import EXPLORE, _save_shard, shard_path
+
+CANDIDATES = 8  # the search agent's max_candidates
+ROLLOUTS = 16
+
+
+def rollout_values(view, moves: list, rollouts: int, rng: random.Random) -> list[float]:
+    """Each move's mean hand point difference for the mover over ``rollouts`` deals of the
+    cards ``view`` cannot see, every move played on the same deals with the same rollout
+    seeds (the search agent's valuation, without its prior)."""
+    from agents.fastsim import supported
+    from agents.search import determinization_value
+    from agents.valuation import static_weights
+    from casino_env.engine.play import play
+
+    rules = view.rules
+    side, w, fast = rules.side(view.seat), static_weights(rules), supported(rules)
+    totals = [0.0] * len(moves)
+    for _ in range(rollouts):
+        det, seed = view.determinize(rng), rng.getrandbits(32)
+        for j, m in enumerate(moves):
+            totals[j] += determinization_value(det, play(det, m), side, w, seed, 0.0,
+                                               "builder", fast)
+    return [t / rollouts for t in totals]
+
+
+def collect_shard(job: tuple) -> str:
+    """Play ``hands`` hands (see the module text) and save their rollout-valued afterstates."""
+    from agents.afterstate import (
+        BEFORE_LAST,
+        afterstate_row,
+        heuristic_columns,
+        heuristic_pick,
+        layout_of,
+        top_candidates,
+    )
+    from agents.endgame import perfect_information
+    from agents.scripted import HeuristicAgent
+    from casino_env.engine import apply_move, legal_moves, new_game
+    from casino_env.engine.play import play
+    from casino_env.engine.view import PlayerView
+
+    variant, hands, seed, dest, rollouts, candidates = job
+    rng = random.Random(seed)
+    heuristic = HeuristicAgent(seed)
+    layout = layout_of(new_game(variant, 2, seed=0).rules)
+    width = layout.size + 52 + 2
+    xs, ys, groups, picks, deals, decision = [], [], [], [], [], 0
+    for k in range(hands):
+        st = new_game(variant, 2, seed=seed * 100_000 + k)
+        hand = st.hand_points
+        while not st.game_over and st.hand_points is hand:
+            view = PlayerView(st, st.current)
+            moves = legal_moves(st)
+            scores = heuristic.scores(view, moves) if len(moves) > 1 else [0.0]
+            own = moves[heuristic_pick(scores)]
+            if len(moves) > 1 and not perfect_information(view):
+                order = top_candidates(scores, candidates)
+                cands = [moves[i] for i in order]
+                values = rollout_values(view, cands, rollouts, rng)
+                cols = heuristic_columns(st, cands, [scores[i] for i in order])
+                for m, v, c in zip(cands, values, cols):
+                    row = afterstate_row(layout, play(st, m, deal_next=False), st.current,
+                                         hidden=True)
+                    xs.append(np.r_[row, c].astype(np.float16))
+                    ys.append(v)
+                    groups.append(decision)
+                    picks.append(m is own)
+                    deals.append(k)
+                decision += 1
+            explore = rng.random() < EXPLORE
+            st = apply_move(st, rng.choice(moves) if explore else own)
+    return _save_shard(dest, xs, ys, groups, picks, width, deals, scope=BEFORE_LAST,
+                       candidates=candidates)
+
+
+def collect(variant: str, hands: int, shards: int, seed: int, workers: int, run: Path,
+            rollouts: int = ROLLOUTS, candidates: int = CANDIDATES) -> None:
+    """``shards`` shards of ``hands`` hands into ``run`` (those on disk are kept)."""
+    from tqdm.auto import tqdm
+
+    from agents.tournament import derive_seed
+
+    if rollouts < 1 or candidates < 2:
+        raise SystemExit(f"error: --rollouts must be >= 1 and --candidates >= 2, got "
+                         f"{rollouts} and {candidates}")
+    run.mkdir(parents=True, exist_ok=True)
+    jobs = [(variant, hands, derive_seed("midgame_net", seed, k) % 10**6, shard_path(run, k),
+             rollouts, candidates)
+            for k in range(shards) if not shard_path(run, k).exists()]
+    with mp.get_context("forkserver").Pool(workers) as pool:
+        for _ in tqdm(pool.imap_unordered(collect_shard, jobs), total=len(jobs),
+                      desc=f"{variant} shards"):
+            pass
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(prog="python -m experiments.midgame_net",
+                                 description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("collect", help="rollout-valued afterstates before the last deal")
+    c.add_argument("--variant", default="casino")
+    c.add_argument("--hands", type=int, default=200, help="hands a shard (default 200)")
+    c.add_argument("--shards", type=int, default=8)
+    c.add_argument("--seed", type=int, default=1)
+    c.add_argument("--workers", type=int, default=1)
+    c.add_argument("--rollouts", type=int, default=ROLLOUTS,
+                   help=f"deals of the unseen cards a decision (default {ROLLOUTS})")
+    c.add_argument("--candidates", type=int, default=CANDIDATES,
+                   help=f"the heuristic's best moves valued (default {CANDIDATES})")
+    c.add_argument("--run", type=Path, required=True)
+    args = ap.parse_args(argv)
+    collect(args.variant, args.hands, args.shards, args.seed, args.workers, args.run,
+            args.rollouts, args.candidates)
+
+
+if __name__ == "__main__":
+    main()

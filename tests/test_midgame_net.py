@@ -1,0 +1,160 @@
+"""experiments.midgame_net and the ``before_last`` networks it makes: afterstates before the
+last deal valued by rollouts, seen as the mover sees them, played by ``midgame_net=PATH``."""
+
+from __future__ import annotations
+
+import random
+import shutil
+
+import numpy as np
+import pytest
+
+from agents.afterstate import (
+    BEFORE_LAST,
+    AfterstateNet,
+    afterstate_row,
+    layout_of,
+    top_candidates,
+)
+from agents.endgame import perfect_information
+from agents.registry import make_agent
+from agents.scripted import HeuristicAgent
+from casino_env.engine import apply_move, legal_moves, new_game
+from casino_env.engine.play import play
+from casino_env.engine.view import PlayerView
+from experiments import endgame_net, midgame_net
+
+torch = pytest.importorskip("torch")
+MODEL = "experiments/results/train/casino/model.zip"
+SET_NET = "experiments/results/exit/endgame_net_casino_set/set_tree_net.pt"
+
+
+def _midhand(seed: int, decisions: int = 9):
+    """A casino state some decisions into a hand (before the last deal), with a choice."""
+    st, agent = new_game("casino", 2, seed=seed), HeuristicAgent(0)
+    for _ in range(decisions):
+        st = apply_move(st, agent.choose(PlayerView(st, st.current)))
+    while len(legal_moves(st)) < 2:
+        st = apply_move(st, agent.choose(PlayerView(st, st.current)))
+    assert not perfect_information(PlayerView(st, st.current))
+    return st
+
+
+def _last_deal(seed: int):
+    st, agent = new_game("casino", 2, seed=seed), HeuristicAgent(0)
+    while not perfect_information(PlayerView(st, st.current)) or len(legal_moves(st)) < 2:
+        st = apply_move(st, agent.choose(PlayerView(st, st.current)))
+    return st
+
+
+def test_rollout_values_play_every_move_on_the_same_deals() -> None:
+    st = _midhand(3)
+    view, moves = PlayerView(st, st.current), legal_moves(st)
+    a = midgame_net.rollout_values(view, moves + [moves[0]], 8, random.Random(5))
+    assert a[0] == a[-1]  # the same move on the same deals and seeds: the same value
+    assert a[:-1] == midgame_net.rollout_values(view, moves, 8, random.Random(5))
+    assert all(-30 < v < 30 for v in a) and len(set(a)) > 1
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """Two small shards (rollouts of 1 deal each) and a set network fitted on them."""
+    root = tmp_path_factory.mktemp("midgame")
+    midgame_net.collect("casino", 8, 2, 1, 1, root / "run", rollouts=1)
+    endgame_net.fit(root / "run", root / "out", "casino", 16, 1, True, 0,
+                    loss_kind="centered", kind="set", layers=1, save=root / "net.pt")
+    return root
+
+
+def test_shards_hold_the_heuristics_best_moves_seen_without_the_opponents_hand(runs) -> None:
+    d = np.load(runs / "run" / "shard_000.npz")
+    assert str(d["scope"]) == BEFORE_LAST and int(d["candidates"]) == 8
+    layout = layout_of(new_game("casino", 2, seed=0).rules)
+    x, g = d["x"].astype(np.float32), d["group"]
+    assert not x[:, layout.size:layout.size + 52].any()  # no opponent plane
+    assert x.shape[1] == layout.size + 54  # the heuristic's two columns end each row
+    for decision in np.unique(g):
+        rows = np.flatnonzero(g == decision)
+        assert 2 <= len(rows) <= 8
+        assert d["heuristic"][rows].sum() == 1 and d["heuristic"][rows[0]]  # best first
+        assert x[rows[0], -1] == 0 and (x[rows, -1] <= 0).all()  # gaps to the best score
+        assert (np.diff(x[rows, -2]) <= 1e-3).all()  # scores in descending order
+    again = midgame_net.collect_shard(("casino", 2, 7, runs / "again.npz", 1, 8))
+    twice = midgame_net.collect_shard(("casino", 2, 7, runs / "twice.npz", 1, 8))
+    a, b = np.load(again), np.load(twice)
+    assert all(np.array_equal(a[k], b[k]) for k in a)  # the same seed, the same shard
+
+
+def test_a_rows_value_ignores_what_the_mover_cannot_see(runs) -> None:
+    """Every deal of the unseen cards consistent with the view gives the same rows."""
+    net = AfterstateNet(runs / "net.pt", option="midgame_net")
+    st = _midhand(4)
+    view = PlayerView(st, st.current)
+    rng = random.Random(1)
+    worlds = [st] + [view.determinize(rng) for _ in range(4)]  # the true state among them
+    assert len({w.hand_masks[1 - st.current] for w in worlds}) > 1
+    layout = layout_of(st.rules)
+    moves = legal_moves(st)
+    for m in moves:
+        rows = [afterstate_row(layout, play(w, m, deal_next=False), st.current, hidden=True)
+                for w in worlds]
+        assert all(np.array_equal(rows[0], r) for r in rows)
+    values = [net.values(w, moves) for w in worlds]
+    assert all(np.array_equal(values[0], v) for v in values)
+
+
+def test_the_fitted_network_plays_before_the_last_deal_among_the_best_moves(runs) -> None:
+    path = runs / "net.pt"
+    net = AfterstateNet(path, option="midgame_net")
+    assert net.scope == BEFORE_LAST and net.candidates == 8
+    assert net.meta["scope"] == BEFORE_LAST and net.meta["kind"] == "set"
+    heuristic = HeuristicAgent(0)
+    h = make_agent(f"heuristic:midgame_net={path}", seed=0)
+    p = make_agent(f"ppo:{MODEL},midgame_net={path}", seed=0)
+    for seed in range(6):
+        st = _midhand(seed)
+        view, moves = PlayerView(st, st.current), legal_moves(st)
+        scores = heuristic.scores(view, moves)
+        cands = [moves[i] for i in top_candidates(scores, 8)]
+        best = cands[int(np.argmax(net.values(st, cands)))]
+        assert net.choose(view, moves) == best == h.choose(view) == p.choose(view)
+    # on the last deal it does not play: the agents play as they do without it
+    last = _last_deal(2)
+    lv = PlayerView(last, last.current)
+    assert net.choose(lv, legal_moves(last)) is None
+    assert h.choose(lv) == heuristic.choose(lv)
+    assert p.choose(lv) == make_agent(f"ppo:{MODEL}", seed=0).choose(lv)
+    # both networks in one agent: each plays where it belongs
+    both = make_agent(f"heuristic:endgame_net={SET_NET},midgame_net={path}", seed=0)
+    assert both.choose(lv) == AfterstateNet(SET_NET).choose(lv, legal_moves(last))
+    st = _midhand(0)
+    assert both.choose(PlayerView(st, st.current)) == net.choose(PlayerView(st, st.current),
+                                                                 legal_moves(st))
+
+
+def test_a_network_given_for_the_wrong_part_of_the_hand_is_named(runs) -> None:
+    path = runs / "net.pt"
+    with pytest.raises(ValueError, match=f"endgame_net {path} plays before the last deal "
+                                         r"\(give it as midgame_net\)"):
+        make_agent(f"heuristic:endgame_net={path}")
+    with pytest.raises(ValueError, match=f"midgame_net {SET_NET} plays the last deal "
+                                         r"\(give it as endgame_net\)"):
+        make_agent(f"ppo:{MODEL},midgame_net={SET_NET}")
+    with pytest.raises(ValueError, match="midgame_net: no such file 'nope.pt'"):
+        make_agent("heuristic:midgame_net=nope.pt")
+    with pytest.raises(ValueError, match="endgame_margin: .* applies to a last-deal network"):
+        AfterstateNet(path, 1.0, "midgame_net")
+
+
+def test_runs_of_different_scopes_do_not_mix(runs, tmp_path) -> None:
+    last = tmp_path / "last"
+    last.mkdir()
+    endgame_net.collect_shard(("casino", 2, 3, last / "shard_000.npz"))
+    with pytest.raises(SystemExit, match="scope last_deal, .* of before_last"):
+        endgame_net.fit(runs / "run", tmp_path / "out", "casino", 16, 1, False, 0,
+                        extra=last, kind="set", layers=1)
+    mixed = tmp_path / "mixed"
+    shutil.copytree(runs / "run", mixed)
+    shutil.copy(last / "shard_000.npz", mixed / "shard_002.npz")
+    with pytest.raises(SystemExit, match="shard_002.npz holds decisions of another scope"):
+        endgame_net.load(mixed)
