@@ -45,24 +45,39 @@ CANDIDATES = 8  # the search agent's max_candidates
 ROLLOUTS = 16
 
 
-def rollout_values(view, moves: list, rollouts: int, rng: random.Random) -> list[float]:
+def rollout_values(view, moves: list, rollouts: int, rng: random.Random,
+                   tail=None) -> list[float]:
     """Each move's mean hand point difference for the mover over ``rollouts`` deals of the
     cards ``view`` cannot see, every move played on the same deals with the same rollout
-    seeds (the search agent's valuation, without its prior)."""
+    seeds (the search agent's valuation, without its prior). ``tail``: a boundary value
+    (``agents.tail_value.TailValue``) where each rollout stops at the next deal boundary and
+    takes its value, as ``search:tail=PATH`` does (less of the later deals' luck in each)."""
     from agents.fastsim import supported
     from agents.search import determinization_value
     from agents.valuation import static_weights
     from casino_env.engine.play import play
+    from casino_env.engine.scoring import restricted
 
     rules = view.rules
     side, w, fast = rules.side(view.seat), static_weights(rules), supported(rules)
-    totals = [0.0] * len(moves)
-    for _ in range(rollouts):
-        det, seed = view.determinize(rng), rng.getrandbits(32)
-        for j, m in enumerate(moves):
-            totals[j] += determinization_value(det, play(det, m), side, w, seed, 0.0,
-                                               "builder", fast)
-    return [t / rollouts for t in totals]
+    cut, pending = None, []
+    if tail is not None and not restricted(rules, view.state.scores):
+        tail.check(rules)
+
+        def cut(loose, piles, sweeps, last_side, leader_side) -> float:
+            pending.append((loose, piles[0], piles[1], sweeps[0], sweeps[1],
+                            -1 if last_side is None else last_side, leader_side))
+            return 0.0
+    deals = [(view.determinize(rng), rng.getrandbits(32)) for _ in range(rollouts)]
+    totals = []
+    for m in moves:
+        total = sum(determinization_value(det, play(det, m), side, w, seed, 0.0, "builder",
+                                          fast, tail=cut) for det, seed in deals)
+        if pending:
+            total += float(tail.batch(pending, side).sum())
+            pending.clear()
+        totals.append(total / rollouts)
+    return totals
 
 
 def collect_shard(job: tuple) -> str:
@@ -81,8 +96,13 @@ def collect_shard(job: tuple) -> str:
     from casino_env.engine.play import play
     from casino_env.engine.view import PlayerView
 
-    variant, hands, seed, dest, rollouts, candidates = job
+    variant, hands, seed, dest, rollouts, candidates, tail_path = job
     rng = random.Random(seed)
+    tail = None
+    if tail_path is not None:
+        from agents.tail_value import TailValue
+
+        tail = TailValue(tail_path)
     heuristic = HeuristicAgent(seed)
     layout = layout_of(new_game(variant, 2, seed=0).rules)
     width = layout.size + 52 + 2
@@ -98,7 +118,7 @@ def collect_shard(job: tuple) -> str:
             if len(moves) > 1 and not perfect_information(view):
                 order = top_candidates(scores, candidates)
                 cands = [moves[i] for i in order]
-                values = rollout_values(view, cands, rollouts, rng)
+                values = rollout_values(view, cands, rollouts, rng, tail)
                 cols = heuristic_columns(st, cands, [scores[i] for i in order])
                 for m, v, c in zip(cands, values, cols):
                     row = afterstate_row(layout, play(st, m, deal_next=False), st.current,
@@ -116,8 +136,10 @@ def collect_shard(job: tuple) -> str:
 
 
 def collect(variant: str, hands: int, shards: int, seed: int, workers: int, run: Path,
-            rollouts: int = ROLLOUTS, candidates: int = CANDIDATES) -> None:
-    """``shards`` shards of ``hands`` hands into ``run`` (those on disk are kept)."""
+            rollouts: int = ROLLOUTS, candidates: int = CANDIDATES,
+            tail: Path | None = None) -> None:
+    """``shards`` shards of ``hands`` hands into ``run`` (those on disk are kept); ``tail``:
+    rollouts stop at the next deal boundary and take this boundary value network's value."""
     from tqdm.auto import tqdm
 
     from agents.tournament import derive_seed
@@ -127,7 +149,7 @@ def collect(variant: str, hands: int, shards: int, seed: int, workers: int, run:
                          f"{rollouts} and {candidates}")
     run.mkdir(parents=True, exist_ok=True)
     jobs = [(variant, hands, derive_seed("midgame_net", seed, k) % 10**6, shard_path(run, k),
-             rollouts, candidates)
+             rollouts, candidates, None if tail is None else str(tail))
             for k in range(shards) if not shard_path(run, k).exists()]
     with mp.get_context("forkserver").Pool(workers) as pool:
         for _ in tqdm(pool.imap_unordered(collect_shard, jobs), total=len(jobs),
@@ -149,10 +171,15 @@ def main(argv: list[str] | None = None) -> None:
                    help=f"deals of the unseen cards a decision (default {ROLLOUTS})")
     c.add_argument("--candidates", type=int, default=CANDIDATES,
                    help=f"the heuristic's best moves valued (default {CANDIDATES})")
+    c.add_argument("--tail", type=Path, default=None, metavar="PATH",
+                   help="a boundary value network (experiments.tail_value): each rollout "
+                        "stops at the next deal boundary and takes its value")
     c.add_argument("--run", type=Path, required=True)
     args = ap.parse_args(argv)
+    if args.tail is not None and not args.tail.is_file():
+        raise SystemExit(f"error: --tail {args.tail}: no such file")
     collect(args.variant, args.hands, args.shards, args.seed, args.workers, args.run,
-            args.rollouts, args.candidates)
+            args.rollouts, args.candidates, args.tail)
 
 
 if __name__ == "__main__":

@@ -56,6 +56,24 @@ def test_rollout_values_play_every_move_on_the_same_deals() -> None:
     assert all(-30 < v < 30 for v in a) and len(set(a)) > 1
 
 
+def test_with_a_boundary_value_each_rollout_stops_at_the_next_deal() -> None:
+    """``tail``: a rollout takes the boundary value where the deal ends (the points of the
+    deal itself are the boundary value's to count), so a constant boundary value is every
+    move's value before the last deal."""
+
+    class Constant:
+        def check(self, rules) -> None:
+            pass
+
+        def batch(self, records: list, side: int) -> np.ndarray:
+            return np.full(len(records), 7.0)
+
+    st = _midhand(3)
+    view, moves = PlayerView(st, st.current), legal_moves(st)
+    assert midgame_net.rollout_values(view, moves, 4, random.Random(0), Constant()) == \
+        [7.0] * len(moves)
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     """Two small shards (rollouts of 1 deal each) and a set network fitted on them."""
@@ -79,8 +97,8 @@ def test_shards_hold_the_heuristics_best_moves_seen_without_the_opponents_hand(r
         assert d["heuristic"][rows].sum() == 1 and d["heuristic"][rows[0]]  # best first
         assert x[rows[0], -1] == 0 and (x[rows, -1] <= 0).all()  # gaps to the best score
         assert (np.diff(x[rows, -2]) <= 1e-3).all()  # scores in descending order
-    again = midgame_net.collect_shard(("casino", 2, 7, runs / "again.npz", 1, 8))
-    twice = midgame_net.collect_shard(("casino", 2, 7, runs / "twice.npz", 1, 8))
+    again = midgame_net.collect_shard(("casino", 2, 7, runs / "again.npz", 1, 8, None))
+    twice = midgame_net.collect_shard(("casino", 2, 7, runs / "twice.npz", 1, 8, None))
     a, b = np.load(again), np.load(twice)
     assert all(np.array_equal(a[k], b[k]) for k in a)  # the same seed, the same shard
 
