@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.afterstate import AfterstateNet, save_net, value_net
+from agents.afterstate import AfterstateNet, afterstate_row, save_net, value_net
 from agents.endgame import perfect_information
 from agents.registry import make_agent
 from agents.scripted import HeuristicAgent
@@ -201,3 +201,25 @@ def test_the_policy_with_the_exact_last_deal_plays_the_solvers_move() -> None:
         make_agent(f"ppo:{MODEL},endgame=100,endgame_net=x.pt")
     with pytest.raises(ValueError, match="endgame"):
         make_agent(f"ppo:{MODEL},endgame=-1")
+
+
+def test_the_compiled_network_gives_the_eager_ones_values_bit_for_bit(tmp_path) -> None:
+    """``AfterstateNet`` runs its network compiled (TorchScript); the values are the same."""
+    from agents.afterstate import build_net, net_inputs
+
+    path, _ = _set_net(tmp_path / "set.pt", seed=3)
+    net = AfterstateNet(path)
+    eager = build_net(net.meta, net.rules)
+    saved = torch.load(path, weights_only=True)["state_dict"]
+    eager.load_state_dict({k: v.float() for k, v in saved.items()})
+    eager.eval()
+    assert isinstance(net.net, torch.jit.ScriptModule)
+    for seed in range(4):
+        st = _last_deal(seed)
+        moves = legal_moves(st)
+        x = np.stack([afterstate_row(net.layout, play(st, m, deal_next=False), st.current)
+                      for m in moves])
+        inputs, base = net_inputs(net.rules, x, True, False)
+        with torch.no_grad():
+            want = eager(torch.from_numpy(inputs)).squeeze(-1).numpy() + base
+        assert np.array_equal(net.values(st, moves), want)
