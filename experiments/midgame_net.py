@@ -1,12 +1,14 @@
 """Afterstate values before the last deal, learned from rollouts (issue 18, network alone).
 
-    python -m experiments.midgame_net collect --variant casino --shards 8 --workers 1 \\
-        --run runs/midgame_net/casino
-    python -m experiments.endgame_net fit --run runs/midgame_net/casino --augment \\
-        --loss centered --net set --hidden 64 --layers 2 --epochs 6 --lr-schedule cosine \\
-        --save runs/midgame_net/casino_net.pt --out experiments/results/exit/midgame_net_casino
-    python -m experiments.long_match --variant casino --agents \\
-        "heuristic:midgame_net=runs/midgame_net/casino_net.pt" heuristic --hands 2000 ...
+    T=experiments/results/exit/tail_value_casino/tail.npz
+    python -m experiments.midgame_net collect --variant casino --shards 60 --seed 2 \
+        --rollouts 32 --tail $T --workers 1 --run runs/midgame_net/casino_tail
+    python -m experiments.endgame_net fit --run runs/midgame_net/casino_tail --augment \
+        --loss centered --net set --hidden 64 --layers 2 --epochs 6 --lr-schedule cosine \
+        --checkpoint runs/midgame_net/tail.ckpt --save runs/midgame_net/tail_net.pt \
+        --out experiments/results/exit/midgame_net_casino
+    python -m experiments.long_match --variant casino --agents \
+        "heuristic:midgame_net=runs/midgame_net/tail_net.pt" heuristic --hands 2000 ...
 
 The cloned policy with a perfect last deal wins about 56% of hands against the heuristic
 (docs/expert_iteration.md), so the network-alone target needs the deals before the last one
@@ -21,7 +23,10 @@ so the positions vary). At every decision with a choice before the last deal, it
 ``--candidates`` best-scored moves (the search agent's candidates) are each played on the
 same ``--rollouts`` deals of the unseen cards and rolled out to the hand's end
 (``agents.search.determinization_value``: fast rollouts, the builder policy on every seat; the
-same deals and rollout seeds for every move, so their differences have low variance). Each
+same deals and rollout seeds for every move, so their differences have low variance; with
+``--tail PATH`` each rollout stops at the next deal boundary and takes a boundary value
+network's value there, as ``search:tail=PATH`` does: on casino decisions a sixth of the label
+noise of full rollouts, in a quarter of the time). Each
 move's row is its afterstate from the mover's seat (``agents.afterstate.afterstate_row``,
 hidden: no opponent plane) with the heuristic's columns; its value is the mean hand point
 difference for the mover. Shards of ``--hands`` hands each (the hand is the held-out unit),
@@ -157,6 +162,60 @@ def collect(variant: str, hands: int, shards: int, seed: int, workers: int, run:
             pass
 
 
+def label_noise(variant: str, hands: int, seed: int, settings: list[tuple[int, Path | None]],
+                out: Path) -> list[dict]:
+    """How noisy each labelling is: at every decision before the last deal of ``hands``
+    hands of the heuristic against itself, the candidates are valued twice on independent
+    deals; per setting (rollouts, boundary value or none), the mean over decisions of the
+    variance of the two labellings' difference (each centered on its decision's mean, halved:
+    one labelling's noise), the centered values' variance (signal and noise), and the time a
+    decision takes. Writes ``OUT/noise.csv`` and ``noise.md``."""
+    import csv
+    import time
+
+    from agents.afterstate import top_candidates
+    from agents.endgame import perfect_information
+    from agents.scripted import HeuristicAgent
+    from agents.tail_value import TailValue
+    from experiments.bench_think import decisions
+
+    heuristic = HeuristicAgent(0)
+    views = [v for v in decisions(variant, hands, seed) if not perfect_information(v)]
+    rows = []
+    for rollouts, tail_path in settings:
+        tail = None if tail_path is None else TailValue(tail_path)
+        rng = random.Random(seed)
+        noise, spread, t0 = [], [], time.perf_counter()
+        for view in views:
+            moves = view.legal_moves()
+            scores = heuristic.scores(view, moves)
+            cands = [moves[i] for i in top_candidates(scores, CANDIDATES)]
+            a, b = (np.array(rollout_values(view, cands, rollouts, rng, tail))
+                    for _ in range(2))
+            a, b = a - a.mean(), b - b.mean()
+            noise.append(float(((a - b) ** 2).mean() / 2))
+            spread.append(float((((a + b) / 2) ** 2).mean()))
+        rows.append({"rollouts": rollouts, "boundary_value": str(tail_path or ""),
+                     "decisions": len(views), "noise_var": round(float(np.mean(noise)), 4),
+                     "centered_var": round(float(np.mean(spread)), 4),
+                     "ms_per_decision": round((time.perf_counter() - t0) / len(views) / 2
+                                              * 1e3, 1)})
+    out.mkdir(parents=True, exist_ok=True)
+    with (out / "noise.csv").open("w", newline="") as f:
+        w = csv.DictWriter(f, list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    lines = [f"# Label noise of rollout values before the last deal ({variant}, {len(views):,} "
+             f"decisions of {hands} hands, seed {seed})", "",
+             "| rollouts | boundary value | noise variance (one labelling) | variance of the "
+             "centered values | ms a decision |", "|---|---|---|---|---|"]
+    lines += [f"| {r['rollouts']} | {r['boundary_value'] or 'none (to the hand end)'} "
+              f"| {r['noise_var']:.4f} | {r['centered_var']:.4f} | {r['ms_per_decision']} |"
+              for r in rows]
+    (out / "noise.md").write_text("\n".join(lines) + "\n")
+    return rows
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m experiments.midgame_net",
                                  description=__doc__.split("\n\n")[0])
@@ -175,7 +234,21 @@ def main(argv: list[str] | None = None) -> None:
                    help="a boundary value network (experiments.tail_value): each rollout "
                         "stops at the next deal boundary and takes its value")
     c.add_argument("--run", type=Path, required=True)
+    n = sub.add_parser("noise", help="how noisy each labelling is (noise.csv, noise.md)")
+    n.add_argument("--variant", default="casino")
+    n.add_argument("--hands", type=int, default=12)
+    n.add_argument("--seed", type=int, default=3)
+    n.add_argument("--tail", type=Path, default=None, metavar="PATH")
+    n.add_argument("--rollouts", type=int, nargs="+", default=[16, 64], metavar="N",
+                   help="with the boundary value (the first also without it)")
+    n.add_argument("--out", type=Path, required=True)
     args = ap.parse_args(argv)
+    if args.cmd == "noise":
+        settings = [(args.rollouts[0], None)] + \
+            ([(r, args.tail) for r in args.rollouts] if args.tail else [])
+        for r in label_noise(args.variant, args.hands, args.seed, settings, args.out):
+            print(r)
+        return
     if args.tail is not None and not args.tail.is_file():
         raise SystemExit(f"error: --tail {args.tail}: no such file")
     collect(args.variant, args.hands, args.shards, args.seed, args.workers, args.run,

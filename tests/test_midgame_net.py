@@ -176,3 +176,12 @@ def test_runs_of_different_scopes_do_not_mix(runs, tmp_path) -> None:
     shutil.copy(last / "shard_000.npz", mixed / "shard_002.npz")
     with pytest.raises(SystemExit, match="shard_002.npz holds decisions of another scope"):
         endgame_net.load(mixed)
+
+
+def test_label_noise_falls_with_more_rollouts(tmp_path) -> None:
+    rows = midgame_net.label_noise("casino", 2, 3, [(1, None), (16, None)], tmp_path)
+    assert [r["rollouts"] for r in rows] == [1, 16]
+    assert rows[0]["decisions"] == rows[1]["decisions"] > 20
+    assert rows[1]["noise_var"] < rows[0]["noise_var"] / 4  # about 16 times less expected
+    assert (tmp_path / "noise.csv").is_file()
+    assert "| 16 | none (to the hand end) |" in (tmp_path / "noise.md").read_text()
