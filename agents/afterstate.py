@@ -30,8 +30,9 @@ from .base import check_number
 from .endgame import perfect_information
 
 
+@cache
 def layout_of(rules: Rules) -> Layout:
-    """The compact observation layout the rows are made of."""
+    """The compact observation layout the rows are made of (one per rules: it is read-only)."""
     return Layout(rules, compose=False, kind="compact")
 
 
