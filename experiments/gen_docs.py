@@ -110,13 +110,18 @@ def ladder_table() -> str:
 
 # The agents put through the benchmark protocol for the README (issue 17 item 3), in table
 # order: (folder under experiments/results/protocol, training folder under experiments/results
-# whose train_log.json says how the model was made, the model's name in the table[, what was
-# added to it, appended to how it was made]).
+# whose train_log.json says how the model was made (None: the agent has no trained policy), the
+# model's name in the table[, what was added to it, appended to how it was made]).
 PROTOCOL_RUNS = tuple((f"cloned_{v}", f"train/{v}", f"{v}, cloned") for v in (
     "casino", "royal", "dominican", "hungarian", "tuxedo", "spade", "wippen")) + (
     ("cloned_set_tree_casino", "train/casino",
      "casino, cloned + learned last deal (networks only)",
      "; last deal: a set network fitted in 30 min to 257k exact decisions"),
+    ("networks_tail44_casino", None,
+     "casino, two value networks, no policy (networks only)",
+     "before the last deal: a set network fitted in 20 min to 237k decisions valued by 32 "
+     "rollouts to a learned deal-boundary value; last deal: one fitted in 58 min to 676k "
+     "exact decisions; each picks among the heuristic's 8 best-scored moves"),
     ("scratch_casino_s0", "scratch/casino_s0", "casino, RL from scratch (MLP, seed 0)"),
     ("sums_casino_s0", "scratch/sums_casino_s0",
      "casino, RL from scratch (move scorer, table sums, seed 0)"),
@@ -164,8 +169,8 @@ def baselines_table() -> str:
                     "|---|---|" + "---|" * len(opponents)]
         by_opp = {r["opponent"]: r for r in rows}
         cells = [_interval(by_opp[o], "hands_won") if o in by_opp else "–" for o in opponents]
-        out.append(f"| {label} | "
-                   f"{_trained(RESULTS / train)}{''.join(more)} | " + " | ".join(cells) + " |")
+        made = _trained(RESULTS / train) if train else ""  # None: no trained policy in it
+        out.append(f"| {label} | {made}{''.join(more)} | " + " | ".join(cells) + " |")
     if not out:
         return ("_No protocol results yet: run `python -m experiments.evaluate --protocol v1 "
                 "--agent ppo:PATH --out experiments/results/protocol/<name>`._")
@@ -354,6 +359,18 @@ NETWORK_ALONE_MATCHES = (
      UNSEEN, "exit/general/cloned_set_tree_v_unseen_heuristic_casino"),
     ("casino", "the same, last deal by the set network on 2.6M afterstates, cosine "
      "(set_big_net.pt)", UNSEEN, "exit/general/cloned_set_big_v_unseen_heuristic_casino"),
+    ("casino", "two value networks, no policy: before the last deal tail25_net.pt (150k "
+     "rollout-valued decisions), the last deal set_big_net.pt", "heuristic",
+     "exit/networks_tail25_set_big_v_heuristic_casino"),
+    ("casino", "two value networks, no policy: before the last deal tail44_net.pt (264k "
+     "rollout-valued decisions), the last deal set_big_net.pt", "heuristic",
+     "exit/networks_tail44_set_big_v_heuristic_casino"),
+    ("casino", "two value networks, no policy: before the last deal tail44_net.pt (264k "
+     "rollout-valued decisions), the last deal set_big_net.pt", UNSEEN,
+     "exit/general/networks_tail44_set_big_v_unseen_heuristic_casino"),
+    ("casino", "two value networks, no policy: before the last deal tail44_net.pt (264k "
+     "rollout-valued decisions), the last deal set_big_net.pt", "search (shipped, 400 rollouts)",
+     "exit/general/networks_tail44_set_big_v_search_casino"),
 ) + tuple(row for preset in ("royal", "dominican") for row in (
     (preset, f"cloned policy alone (train/{preset}/model.zip)", "heuristic",
      f"exit/endgame_net_{preset}_pipeline/cloned_alone_v_heuristic"),
