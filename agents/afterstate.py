@@ -63,19 +63,20 @@ def static_leads(rules: Rules, x: np.ndarray) -> np.ndarray:
     from casino_env.engine.scoring import awards
 
     o = layout_of(rules).offset
-    weights = 1 << np.arange(52, dtype=object)
     piles = x[:, o["piles"]:o["piles"] + 52]
-    sweeps = np.rint(x[:, o["sweeps"]:o["sweeps"] + 2] * 10).astype(int)
+    # each row's two piles as card masks (bit i: card i), eight cards a byte
+    mine = np.packbits(piles > 0.5, axis=1, bitorder="little")
+    other = np.packbits(piles < -0.5, axis=1, bitorder="little")
+    sweeps = np.rint(x[:, o["sweeps"]:o["sweeps"] + 2] * 10).astype(int).tolist()
     memo: dict = {}
     out = np.empty(len(x), np.float32)
     for i in range(len(x)):
-        mine = int((piles[i] > 0.5) @ weights)
-        other = int((piles[i] < -0.5) @ weights)
-        key = (mine, other, int(sweeps[i, 0]), int(sweeps[i, 1]))
+        key = (int.from_bytes(mine[i].tobytes(), "little"),
+               int.from_bytes(other[i].tobytes(), "little"), *sweeps[i])
         got = memo.get(key)
         if got is None:
             got = memo[key] = sum(p if s == 0 else -p for _, s, p in
-                                  awards(rules, (mine, other), key[2:]))
+                                  awards(rules, key[:2], key[2:]))
         out[i] = got
     return out
 
