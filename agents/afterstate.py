@@ -27,7 +27,7 @@ from casino_env.engine.play import play
 from casino_env.engine.view import PlayerView
 
 from .base import check_number
-from .endgame import perfect_information
+from .endgame import perfect_information, solve_view
 
 
 @cache
@@ -332,6 +332,22 @@ class AfterstateNet:
         return moves[best if v[best] - v[own] >= self.margin else own]
 
 
+def exact_or_learned(view: PlayerView, moves: list[Move], endgame: int,
+                     nets: tuple) -> Move | None:
+    """The move an agent's last-deal options play, if one does: the exact minimax move within
+    ``endgame`` positions (0: never), else the first of ``nets`` (afterstate networks or
+    None) that plays here; None leaves the choice to the agent."""
+    if endgame:
+        solved = solve_view(view, endgame)
+        if solved is not None:
+            return solved[0]
+    for net in nets:
+        learned = None if net is None else net.choose(view, moves)
+        if learned is not None:
+            return learned
+    return None
+
+
 def afterstate_nets(endgame_net: str | None, endgame_margin: float | None,
                     midgame_net: str | None) -> list[AfterstateNet]:
     """The agents' options ``endgame_net`` (with ``endgame_margin``) and ``midgame_net``
@@ -354,6 +370,6 @@ def afterstate_nets(endgame_net: str | None, endgame_margin: float | None,
 
 
 __all__ = ["BEFORE_LAST", "LAST_DEAL", "SCOPES", "AfterstateNet", "afterstate_nets",
-           "afterstate_row", "build_net", "heuristic_columns",
+           "exact_or_learned", "afterstate_row", "build_net", "heuristic_columns",
            "heuristic_pick", "net_inputs", "rank_counts", "save_net", "set_value_net",
            "static_leads", "top_candidates", "value_net"]

@@ -55,9 +55,8 @@ from casino_env.engine import Move
 from casino_env.engine.rules import Rules, make_rules
 from casino_env.engine.view import PlayerView
 
-from .afterstate import AfterstateNet, afterstate_nets
+from .afterstate import AfterstateNet, afterstate_nets, exact_or_learned
 from .base import Agent, check_bool, check_int, describe_rules
-from .endgame import solve_view
 from .registry import register_loader
 
 # Offsets of the parts of an action_features row.
@@ -545,14 +544,10 @@ class PPOAgent(Agent):
             return self._compose(view, moves)
         if len(moves) == 1:
             return moves[0]
-        if self.endgame:
-            solved = solve_view(view, self.endgame)
-            if solved is not None:
-                return solved[0]
-        for net in (self.endgame_net, self.midgame_net):
-            learned = None if net is None else net.choose(view, moves)
-            if learned is not None:
-                return learned
+        chosen = exact_or_learned(view, moves, self.endgame,
+                                  (self.endgame_net, self.midgame_net))
+        if chosen is not None:
+            return chosen
         if len(moves) > self.max_moves:  # the environment's overflow policy
             moves = overflow_order(moves)[:self.max_moves]
         obs, mask = self._enumerate_obs(view, moves)

@@ -16,9 +16,8 @@ from casino_env.engine.moves import Items, distinct
 from casino_env.engine.scoring import sweep_scores
 from casino_env.engine.view import PlayerView
 
-from .afterstate import afterstate_nets, heuristic_pick
+from .afterstate import afterstate_nets, exact_or_learned, heuristic_pick
 from .base import Agent, check_int, check_number
-from .endgame import solve_view
 from .valuation import (
     Table,
     Weights,
@@ -151,15 +150,10 @@ class HeuristicAgent(Agent):
         moves = view.legal_moves()
         if len(moves) == 1:
             return moves[0]
-        if self.endgame:
-            solved = solve_view(view, self.endgame)
-            if solved is not None:
-                return solved[0]
-        for net in (self.endgame_net, self.midgame_net):
-            learned = None if net is None else net.choose(view, moves)
-            if learned is not None:
-                return learned
-        return moves[heuristic_pick(self.scores(view, moves))]
+        chosen = exact_or_learned(view, moves, self.endgame,
+                                  (self.endgame_net, self.midgame_net))
+        return chosen if chosen is not None else \
+            moves[heuristic_pick(self.scores(view, moves))]
 
     def scores(self, view: PlayerView, moves: list[Move]) -> list[float]:
         """The evaluation of each move (higher is better)."""

@@ -664,6 +664,15 @@ def write_summary(out: Path) -> None:
     (out / "summary.md").write_text("\n".join(lines) + "\n")
 
 
+def write_rows(path: Path, rows: list[dict]) -> None:
+    """``rows`` as a CSV file, the first row's keys as its header (its folder made)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="") as f:
+        w = csv.DictWriter(f, list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+
 def online(variant: str, nets: list[Path], hands: int, seed: int, out: Path,
            margins: list[float] | None = None, depths: list[int] | None = None,
            residue: bool = False) -> list[dict]:
@@ -708,11 +717,7 @@ def online(variant: str, nets: list[Path], hands: int, seed: int, out: Path,
                 for c in sizes},
              **{f"decisions_{c}_cards": int((held == c).sum()) for c in sizes}}
             for name, v in lost.items()]
-    out.mkdir(parents=True, exist_ok=True)
-    with (out / "online.csv").open("w", newline="") as f:
-        w = csv.DictWriter(f, list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    write_rows(out / "online.csv", rows)
     lines = [f"# Points lost per last-deal decision on the heuristic's own line ({variant}, "
              f"{hands} hands, seed {seed})", "",
              "| player | decisions | points lost | " + " | ".join(f"with {c} cards"

@@ -44,7 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.endgame_net import EXPLORE, _save_shard, shard_path
+from experiments.endgame_net import EXPLORE, _save_shard, shard_path, write_rows
 
 CANDIDATES = 8  # the search agent's max_candidates
 ROLLOUTS = 16
@@ -170,7 +170,6 @@ def label_noise(variant: str, hands: int, seed: int, settings: list[tuple[int, P
     variance of the two labellings' difference (each centered on its decision's mean, halved:
     one labelling's noise), the centered values' variance (signal and noise), and the time a
     decision takes. Writes ``OUT/noise.csv`` and ``noise.md``."""
-    import csv
     import time
 
     from agents.afterstate import top_candidates
@@ -200,11 +199,7 @@ def label_noise(variant: str, hands: int, seed: int, settings: list[tuple[int, P
                      "centered_var": round(float(np.mean(spread)), 4),
                      "ms_per_decision": round((time.perf_counter() - t0) / len(views) / 2
                                               * 1e3, 1)})
-    out.mkdir(parents=True, exist_ok=True)
-    with (out / "noise.csv").open("w", newline="") as f:
-        w = csv.DictWriter(f, list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    write_rows(out / "noise.csv", rows)
     lines = [f"# Label noise of rollout values before the last deal ({variant}, {len(views):,} "
              f"decisions of {hands} hands, seed {seed})", "",
              "| rollouts | boundary value | noise variance (one labelling) | variance of the "
