@@ -8,6 +8,7 @@ import shutil
 
 import numpy as np
 import pytest
+from test_afterstate import _last_deal  # a casino last deal with a choice
 
 from agents.afterstate import (
     BEFORE_LAST,
@@ -37,13 +38,6 @@ def _midhand(seed: int, decisions: int = 9):
     while len(legal_moves(st)) < 2:
         st = apply_move(st, agent.choose(PlayerView(st, st.current)))
     assert not perfect_information(PlayerView(st, st.current))
-    return st
-
-
-def _last_deal(seed: int):
-    st, agent = new_game("casino", 2, seed=seed), HeuristicAgent(0)
-    while not perfect_information(PlayerView(st, st.current)) or len(legal_moves(st)) < 2:
-        st = apply_move(st, agent.choose(PlayerView(st, st.current)))
     return st
 
 
