@@ -334,9 +334,9 @@ class AfterstateNet:
 
 def exact_or_learned(view: PlayerView, moves: list[Move], endgame: int,
                      nets: tuple) -> Move | None:
-    """The move an agent's last-deal options play, if one does: the exact minimax move within
-    ``endgame`` positions (0: never), else the first of ``nets`` (afterstate networks or
-    None) that plays here; None leaves the choice to the agent."""
+    """The move an agent's solver or afterstate networks play here, if one does: the exact
+    minimax move within ``endgame`` positions (0: never), else that of the first of ``nets``
+    (networks or None) whose scope this decision is in; None leaves the choice to the agent."""
     if endgame:
         solved = solve_view(view, endgame)
         if solved is not None:
@@ -349,24 +349,26 @@ def exact_or_learned(view: PlayerView, moves: list[Move], endgame: int,
 
 
 def afterstate_nets(endgame_net: str | None, endgame_margin: float | None,
-                    midgame_net: str | None) -> list[AfterstateNet]:
+                    midgame_net: str | None
+                    ) -> tuple[AfterstateNet | None, AfterstateNet | None]:
     """The agents' options ``endgame_net`` (with ``endgame_margin``) and ``midgame_net``
-    loaded, each checked to be a network of its scope (ValueError naming the option)."""
+    loaded (None where not given), each checked to be a network of its scope (ValueError
+    naming the option)."""
     if endgame_margin is not None and endgame_net is None:
         raise ValueError("endgame_margin: a margin for an endgame_net's departures from the "
                          "heuristic, so it needs endgame_net")
     nets = []
     for option, path, scope, other in (("endgame_net", endgame_net, LAST_DEAL, "midgame_net"),
                                        ("midgame_net", midgame_net, BEFORE_LAST, "endgame_net")):
-        if path is None:
-            continue
-        net = AfterstateNet(path, (endgame_margin or 0.0) if option == "endgame_net" else 0.0,
-                            option)
-        if net.scope != scope:
-            where = "the last deal" if net.scope == LAST_DEAL else "before the last deal"
-            raise ValueError(f"{option} {path} plays {where} (give it as {other})")
+        net = None
+        if path is not None:
+            net = AfterstateNet(path, (endgame_margin or 0.0) if option == "endgame_net"
+                                else 0.0, option)
+            if net.scope != scope:
+                where = "the last deal" if net.scope == LAST_DEAL else "before the last deal"
+                raise ValueError(f"{option} {path} plays {where} (give it as {other})")
         nets.append(net)
-    return nets
+    return nets[0], nets[1]
 
 
 __all__ = ["BEFORE_LAST", "LAST_DEAL", "SCOPES", "AfterstateNet", "afterstate_nets",

@@ -665,12 +665,11 @@ def load_ppo(path: str, seed: int | None = None, deterministic: bool = True,
     agent = PPOAgent.load(path, seed=seed, deterministic=deterministic)
     agent.endgame = endgame
     for net in nets:
-        if net.rules != agent.rules:
+        if net is not None and net.rules != agent.rules:
             raise ValueError(f"this policy was trained on {describe_rules(agent.rules)}, "
                              f"{net.option} {net.path} was fitted on "
                              f"{describe_rules(net.rules)}")
-    agent.endgame_net = nets[0] if endgame_net is not None else None
-    agent.midgame_net = nets[-1] if midgame_net is not None else None
+    agent.endgame_net, agent.midgame_net = nets
     return agent
 
 

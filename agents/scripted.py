@@ -133,9 +133,8 @@ class HeuristicAgent(Agent):
                  **kw: float) -> None:
         super().__init__(seed)
         self.endgame = check_int("endgame", endgame, 0)
-        nets = afterstate_nets(endgame_net, endgame_margin, midgame_net)
-        self.endgame_net = nets[0] if endgame_net is not None else None
-        self.midgame_net = nets[-1] if midgame_net is not None else None
+        self.endgame_net, self.midgame_net = afterstate_nets(endgame_net, endgame_margin,
+                                                             midgame_net)
         unknown = [k for k in kw if k not in WEIGHTS]
         if unknown:
             raise TypeError(f"HeuristicAgent() got an unexpected keyword argument {unknown[0]!r}")
