@@ -365,6 +365,10 @@ NETWORK_ALONE_MATCHES = (
     ("casino", "two value networks, no policy: before the last deal tail44_net.pt (264k "
      "rollout-valued decisions), the last deal set_big_net.pt", "heuristic",
      "exit/networks_tail44_set_big_v_heuristic_casino"),
+    ("casino", "two value networks, no policy: before the last deal tail60_net.pt (360k "
+     "rollout-valued decisions; played from runs/midgame_net/, the same file), the last deal "
+     "set_big_net.pt",
+     "heuristic", "exit/networks_tail60_set_big_v_heuristic_casino"),
     ("casino", "two value networks, no policy: before the last deal tail44_net.pt (264k "
      "rollout-valued decisions), the last deal set_big_net.pt", UNSEEN,
      "exit/general/networks_tail44_set_big_v_unseen_heuristic_casino"),
