@@ -33,7 +33,7 @@ from .base import Agent, check_bool, check_choice, check_int, check_number
 from .endgame import solve_view
 from .fastsim import POLICIES, simulate, supported
 from .scripted import HeuristicAgent, greedy_choice
-from .tail_value import TailValue, tail_supported
+from .tail_value import TailValue, deferred, tail_supported
 from .valuation import Weights, static_weights
 
 
@@ -293,11 +293,7 @@ class SearchAgent(Agent):
                 raise ValueError(f"tail: needs the fast rollouts, which {rules.variant} with "
                                  "these options cannot use")
             pending: list[tuple] = []  # boundaries reached, valued in one batch per round
-
-            def tail(loose, piles, sweeps, last_side, leader_side) -> float:
-                pending.append((loose, piles[0], piles[1], sweeps[0], sweeps[1],
-                                -1 if last_side is None else last_side, leader_side))
-                return 0.0
+            tail = deferred(pending)
         bonus = self.game_bonus
         hand_bonus = self.hand_bonus
         dets: list[tuple[State, int]] = []

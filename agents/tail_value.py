@@ -139,5 +139,18 @@ def save_tail(path: str | Path, weights: list[tuple[np.ndarray, np.ndarray]], me
         np.savez(f, meta=np.array(json.dumps(meta)), **arrays)
 
 
-__all__ = ["TailValue", "boundary_inputs", "save_tail",
+def deferred(pending: list):  # -> the ``tail`` callback of ``search.determinization_value``
+    """A rollout's boundary callback that records each boundary it reaches in ``pending`` (in
+    ``TailValue.batch``'s record form) and counts 0 for now: the caller values them all in one
+    batch and adds them."""
+
+    def cut(loose, piles, sweeps, last_side, leader_side) -> float:
+        pending.append((loose, piles[0], piles[1], sweeps[0], sweeps[1],
+                        -1 if last_side is None else last_side, leader_side))
+        return 0.0
+
+    return cut
+
+
+__all__ = ["TailValue", "deferred", "boundary_inputs", "save_tail",
            "tail_supported"]

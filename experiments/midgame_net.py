@@ -59,6 +59,7 @@ def rollout_values(view, moves: list, rollouts: int, rng: random.Random,
     takes its value, as ``search:tail=PATH`` does (less of the later deals' luck in each)."""
     from agents.fastsim import supported
     from agents.search import determinization_value
+    from agents.tail_value import deferred
     from agents.valuation import static_weights
     from casino_env.engine.play import play
     from casino_env.engine.scoring import restricted
@@ -68,11 +69,7 @@ def rollout_values(view, moves: list, rollouts: int, rng: random.Random,
     cut, pending = None, []
     if tail is not None and not restricted(rules, view.state.scores):
         tail.check(rules)
-
-        def cut(loose, piles, sweeps, last_side, leader_side) -> float:
-            pending.append((loose, piles[0], piles[1], sweeps[0], sweeps[1],
-                            -1 if last_side is None else last_side, leader_side))
-            return 0.0
+        cut = deferred(pending)
     deals = [(view.determinize(rng), rng.getrandbits(32)) for _ in range(rollouts)]
     totals = []
     for m in moves:
