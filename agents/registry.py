@@ -3,7 +3,8 @@
 Names: ``random``, ``greedy``, ``heuristic``, ``search``, ``openspiel-ismcts`` (OpenSpiel's
 information-set MCTS; needs the ``openspiel`` extra). Keyword arguments go to the agent's
 constructor; a name may carry them too, e.g. ``"search:simulations=400,max_candidates=6"``.
-Agents loaded from a file (a trained policy, ``"ppo:<path>"``) register a *loader* with
+Agents loaded from files (a trained policy, ``"ppo:<path>"``; a preset's shipped value
+networks, ``"networks:casino"``) register a *loader* with
 ``register_loader("ppo", load)``: ``make_agent("ppo:runs/x.zip", seed=1)`` then calls
 ``load("runs/x.zip", seed=1)``.
 
@@ -38,12 +39,12 @@ AGENTS: dict[str, Callable[..., Agent]] = {
 LOADERS: dict[str, Callable[..., Agent]] = {}
 # Loaders whose modules are imported on first use (``make_agent("ppo:model.zip")``).
 LAZY_LOADERS = {"ppo": "agents.ppo", "openspiel-dqn": "agents.openspiel_dqn",
-                "rllib": "agents.rllib_agent"}
+                "rllib": "agents.rllib_agent", "networks": "agents.networks"}
 # What a loader's argument is, for messages (``ppo:PATH``).
-LOADER_ARGS = {"ppo": "PATH", "openspiel-dqn": "PATH", "rllib": "PATH"}
+LOADER_ARGS = {"ppo": "PATH", "openspiel-dqn": "PATH", "rllib": "PATH", "networks": "PRESET"}
 EXAMPLES = {"ppo": "ppo:experiments/results/train/casino/model.zip",
             "openspiel-dqn": "openspiel-dqn:runs/openspiel_dqn/casino",
-            "rllib": "rllib:runs/rllib/casino"}
+            "rllib": "rllib:runs/rllib/casino", "networks": "networks:casino"}
 
 
 def register_agent(name: str, factory: Callable[..., Agent]) -> None:

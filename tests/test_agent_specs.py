@@ -34,13 +34,14 @@ def raises(message: str):
 # -- names -----------------------------------------------------------------------------------
 
 KNOWN = ("(known: random, greedy, heuristic, search, openspiel-ismcts, ppo:PATH, "
-         "openspiel-dqn:PATH, rllib:PATH)")
+         "openspiel-dqn:PATH, rllib:PATH, networks:PRESET)")
 
 
 def test_unknown_name_lists_every_known_form() -> None:
     """The known names include the loader forms (``ppo:PATH``)."""
     assert known_agents() == ["random", "greedy", "heuristic", "search", "openspiel-ismcts",
-                              "ppo:PATH", "openspiel-dqn:PATH", "rllib:PATH"]
+                              "ppo:PATH", "openspiel-dqn:PATH", "rllib:PATH",
+                              "networks:PRESET"]
     with raises(f"unknown agent 'nobody' {KNOWN}"):
         make_agent("nobody")
     with raises(f"unknown agent 'heuristc' {KNOWN}; did you mean 'heuristic'?"):

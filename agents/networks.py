@@ -1,0 +1,90 @@
+"""The network-alone agent by name: ``make_agent("networks:casino")`` plays a preset's
+shipped afterstate value networks (issue 18), no search and no policy.
+
+Before the last deal a network of scope ``before_last`` (``experiments.midgame_net``: fitted to
+rollout values, seen without the opponent's hand) picks among the heuristic's best-scored
+moves; on the two-player last deal one of scope ``last_deal`` (``experiments.endgame_net``:
+fitted to exact values) picks among all legal moves; a decision with one legal move needs
+neither. The heuristic's scores pick the candidates and are inputs of the networks, never the
+move. ``midgame_net=PATH`` / ``endgame_net=PATH`` replace the shipped network of that scope
+(a preset that ships none needs both). The agent plays its preset's two-player game with no
+house switches and refuses any other (``check_rules``), as a trained policy does.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from casino_env.engine import Move, Rules
+from casino_env.engine.rules import PRESETS, make_rules
+from casino_env.engine.view import PlayerView
+
+from .afterstate import AfterstateNet, afterstate_nets
+from .base import describe_rules
+from .registry import register_loader
+from .scripted import HeuristicAgent
+
+ROOT = Path(__file__).resolve().parents[1]  # the checkout: the files below are committed
+# preset -> (before the last deal, on the last deal); how each was made: docs/expert_iteration.md
+SHIPPED: dict[str, tuple[str, str]] = {
+    "casino": ("experiments/results/exit/midgame_net_casino/tail60_net.pt",
+               "experiments/results/exit/endgame_net_casino_set/set_big_net.pt"),
+}
+
+
+@cache
+def _load(path: str, option: str) -> AfterstateNet:
+    """A network loaded once a process (it holds no game state), checked to be of the scope
+    ``option`` names."""
+    end, mid = afterstate_nets(path if option == "endgame_net" else None, None,
+                               path if option == "midgame_net" else None)
+    return end or mid
+
+
+class NetworksAgent(HeuristicAgent):
+    """Afterstate value networks only (see the module text)."""
+
+    name = "networks"
+
+    def __init__(self, preset: str, seed: int | None = None, midgame_net: str | None = None,
+                 endgame_net: str | None = None) -> None:
+        super().__init__(seed)
+        if preset not in PRESETS:
+            raise ValueError(f"agent 'networks:{preset}': unknown preset (known: "
+                             f"{', '.join(PRESETS)})")
+        shipped = SHIPPED.get(preset)
+        if shipped is None and (midgame_net is None or endgame_net is None):
+            raise ValueError(f"agent 'networks:{preset}': no networks ship for {preset!r} "
+                             f"(shipped: {', '.join(SHIPPED)}); give midgame_net=PATH and "
+                             "endgame_net=PATH")
+        mid = midgame_net if midgame_net is not None else str(ROOT / shipped[0])
+        end = endgame_net if endgame_net is not None else str(ROOT / shipped[1])
+        self.midgame_net, self.endgame_net = _load(mid, "midgame_net"), _load(end, "endgame_net")
+        self.rules = make_rules(preset, 2)
+        for net in (self.midgame_net, self.endgame_net):
+            if net.rules != self.rules:
+                raise ValueError(f"agent 'networks:{preset}': {net.option} {net.path} was "
+                                 f"fitted on {describe_rules(net.rules)}")
+
+    def check_rules(self, rules: Rules) -> None:
+        """ValueError unless ``rules`` are the game the networks were fitted on (the preset,
+        two players, no house switches)."""
+        if rules != self.rules:
+            raise ValueError(f"these networks were fitted on {describe_rules(self.rules)}, "
+                             f"this game is {describe_rules(rules)}")
+
+    def choose(self, view: PlayerView) -> Move:
+        self.check_rules(view.rules)
+        return super().choose(view)
+
+
+def load_networks(preset: str, seed: int | None = None, midgame_net: str | None = None,
+                  endgame_net: str | None = None) -> NetworksAgent:
+    """Loader for ``make_agent("networks:<preset>")`` (see the module text)."""
+    return NetworksAgent(preset.strip().lower(), seed, midgame_net, endgame_net)
+
+
+register_loader("networks", load_networks, "PRESET")
+
+__all__ = ["SHIPPED", "NetworksAgent", "load_networks"]

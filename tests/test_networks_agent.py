@@ -1,0 +1,89 @@
+"""``make_agent("networks:casino")``: the shipped afterstate value networks of a preset, no search
+(agents.networks; issue 18's network-alone agent)."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents import known_agents, make_agent
+from agents.afterstate import top_candidates
+from agents.endgame import perfect_information
+from agents.networks import SHIPPED
+from agents.scripted import HeuristicAgent
+from casino_env.engine import apply_move, new_game
+from casino_env.engine.view import PlayerView
+
+pytest.importorskip("torch")
+MID, END = SHIPPED["casino"]
+
+
+def _decisions(hands: int, seed: int) -> list[PlayerView]:
+    """Views of every decision with a choice in ``hands`` casino hands of the heuristic."""
+    player, views = HeuristicAgent(0), []
+    for k in range(hands):
+        st = new_game("casino", 2, seed=seed + k)
+        start = st.hand_points
+        while st.hand_points is start:
+            view = PlayerView(st, st.current)
+            if len(view.legal_moves()) > 1:
+                views.append(view)
+            st = apply_move(st, player.choose(view))
+    return views
+
+
+def test_it_plays_the_shipped_files_as_the_explicit_spec_does() -> None:
+    views = _decisions(3, 40)
+    named = make_agent("networks:casino", seed=1)
+    spelled = make_agent(f"heuristic:midgame_net={MID},endgame_net={END}", seed=1)
+    assert [named.choose(v) for v in views] == [spelled.choose(v) for v in views]
+    assert any(perfect_information(v) for v in views)  # the last deal's network played too
+    assert any(not perfect_information(v) for v in views)
+
+
+def test_before_the_last_deal_it_picks_among_the_heuristics_eight_best() -> None:
+    heuristic, named = HeuristicAgent(0), make_agent("networks:casino")
+    views = [v for v in _decisions(3, 50) if not perfect_information(v)]
+    departures = 0
+    for v in views:
+        moves = v.legal_moves()
+        scores = heuristic.scores(v, moves)
+        chosen = named.choose(v)
+        assert chosen in [moves[i] for i in top_candidates(scores, 8)]
+        departures += chosen != heuristic.choose(v)
+    assert 0 < departures < len(views)  # it is not the heuristic, nor always against it
+
+
+def test_presets_and_rules_without_shipped_networks_are_named() -> None:
+    with pytest.raises(ValueError, match=r"no networks ship for 'tuxedo' \(shipped: casino\); "
+                                         "give midgame_net=PATH and endgame_net=PATH"):
+        make_agent("networks:tuxedo")
+    with pytest.raises(ValueError, match="unknown preset"):
+        make_agent("networks:poker")
+    with pytest.raises(ValueError, match="give networks:PRESET, e.g. networks:casino"):
+        make_agent("networks")
+    with pytest.raises(ValueError, match="midgame_net .* was fitted on casino 2p"):
+        make_agent(f"networks:royal,midgame_net={MID},endgame_net={END}")
+    agent = make_agent("networks:casino")
+    agent.check_rules(new_game("casino", 2, seed=0).rules)  # its own game passes
+    with pytest.raises(ValueError, match="fitted on casino 2p, this game is casino 3p"):
+        agent.check_rules(new_game("casino", 3, seed=0).rules)
+    with pytest.raises(ValueError, match="this game is casino 2p with sweeps"):  # house rules
+        agent.check_rules(new_game("casino", 2, seed=0, sweeps=True).rules)
+    st = new_game("royal", 2, seed=0)
+    with pytest.raises(ValueError, match="this game is royal 2p"):
+        agent.choose(PlayerView(st, st.current))
+
+
+def test_it_is_a_known_name_with_its_own_options() -> None:
+    assert "networks:PRESET" in known_agents()
+    with pytest.raises(ValueError, match="unknown option 'simulations' for agent "
+                                         "'networks:PRESET'"):
+        make_agent("networks:casino,simulations=10")
+    with pytest.raises(ValueError, match="midgame_net: no such file"):
+        make_agent("networks:casino,midgame_net=nowhere.pt")
+    with pytest.raises(ValueError, match="plays the last deal"):
+        make_agent(f"networks:casino,midgame_net={END}")
+    # a given file replaces the shipped one of its scope only
+    mixed = make_agent(f"networks:casino,midgame_net={MID.replace('tail60', 'tail44')}")
+    assert mixed.midgame_net.path.endswith("tail44_net.pt")
+    assert mixed.endgame_net.path.endswith("set_big_net.pt")
