@@ -1,5 +1,7 @@
 """Afterstate values before the last deal, learned from rollouts (issue 18, network alone).
 
+    python -m experiments.midgame_net pipeline --variant royal   # all of it, resumable
+
     T=experiments/results/exit/tail_value_casino/tail.npz
     python -m experiments.midgame_net collect --variant casino --shards 60 --seed 2 \
         --rollouts 32 --tail $T --workers 1 --run runs/midgame_net/casino_tail
@@ -208,6 +210,61 @@ def label_noise(variant: str, hands: int, seed: int, settings: list[tuple[int, P
     return rows
 
 
+def pipeline(variant: str, out: Path, runs: Path = Path("runs/midgame_net"),
+             shards: int = 60, rollouts: int = 32, epochs: int = 6, hands: int = 2000,
+             workers: int = 1, threads: int = 1, tail: Path | None = None,
+             endgame: Path | None = None, shard_hands: int = 200) -> dict:
+    """One preset's network-alone agent end to end and resumable (each step skipped once its
+    output is on disk): the boundary value (``experiments.tail_value build``) and the last
+    deal's network (``experiments.endgame_net pipeline``) where not given and not yet made,
+    the rollout-valued afterstates before the last deal (``collect``), their set network (a
+    checkpoint each epoch), and the two networks (``make_agent("networks:V,...")``) against
+    the heuristic by chunks. Returns the match's summary."""
+    from experiments import endgame_net, long_match, tail_value
+
+    if tail is None:
+        tail = Path(f"experiments/results/exit/tail_value_{variant}/tail.npz")
+        if not tail.is_file():
+            print(f"[0/4] the boundary value into {tail} (experiments.tail_value build)",
+                  flush=True)
+            tail_value.main(["build", "--variant", variant])
+    if not tail.is_file():
+        raise SystemExit(f"error: no boundary value {tail} (experiments.tail_value makes one)")
+    if endgame is None:
+        made = Path(f"experiments/results/exit/endgame_net_{variant}_pipeline")
+        endgame = made / "set_net.pt"
+        if not endgame.is_file():
+            print(f"[0/4] the last deal's network into {endgame} (experiments.endgame_net "
+                  "pipeline)", flush=True)
+            endgame_net.pipeline(variant, made, workers=workers, threads=threads)
+    if not endgame.is_file():
+        raise SystemExit(f"error: no last-deal network {endgame} (experiments.endgame_net "
+                         "pipeline makes one)")
+    run = runs / f"{variant}_tail"
+    print(f"[1/4] {shards} shards of {shard_hands} hands valued by {rollouts} rollouts to "
+          f"{tail} into {run}", flush=True)
+    collect(variant, shard_hands, shards, 2, workers, run, rollouts, CANDIDATES, tail)
+    net = out / "tail_net.pt"
+    if net.exists():
+        print(f"[2/4] {net} is there (delete it and {runs / f'{variant}_tail.ckpt'} to fit "
+              "again)", flush=True)
+    else:
+        print(f"[2/4] the set network into {net}", flush=True)
+        endgame_net.fit(run, out, variant, 64, epochs, endgame_net.suits_alike(variant), 0,
+                        True, "centered", save=net, kind="set", layers=2,
+                        lr_schedule="cosine", checkpoint=runs / f"{variant}_tail.ckpt",
+                        threads=threads)
+    print(f"[3/4] the two networks against the heuristic, {hands:,} hands", flush=True)
+    settings = {"variant": variant, "players": 2,
+                "agents": [f"networks:{variant},midgame_net={net},endgame_net={endgame}",
+                           "heuristic"],
+                "hands": hands, "chunk": min(100, hands), "seed": 21}
+    s = long_match.run(settings, out / "networks_v_heuristic", workers, progress=False)
+    print(f"[4/4] {s['agent']} v heuristic: {s['win_rate']:.1%} [{s['lo']:.1%}, "
+          f"{s['hi']:.1%}] of {s['hands']:,} hands, {s['diff_per_hand']:+.2f} points/hand")
+    return s
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m experiments.midgame_net",
                                  description=__doc__.split("\n\n")[0])
@@ -234,7 +291,31 @@ def main(argv: list[str] | None = None) -> None:
     n.add_argument("--rollouts", type=int, nargs="+", default=[16, 64], metavar="N",
                    help="with the boundary value (the first also without it)")
     n.add_argument("--out", type=Path, required=True)
+    q = sub.add_parser("pipeline", help="one preset's network-alone agent end to end: "
+                       "boundary value, last-deal network, collect, fit, play (resumable)")
+    q.add_argument("--variant", default="casino")
+    q.add_argument("--out", type=Path, default=None,
+                   help="default experiments/results/exit/midgame_net_<variant>_pipeline")
+    q.add_argument("--runs", type=Path, default=Path("runs/midgame_net"),
+                   help="where the shards and the fit's checkpoint go (default %(default)s)")
+    q.add_argument("--shards", type=int, default=60, help="of 200 hands (default 60)")
+    q.add_argument("--rollouts", type=int, default=32)
+    q.add_argument("--epochs", type=int, default=6)
+    q.add_argument("--hands", type=int, default=2000, help="of the closing match (default 2000)")
+    q.add_argument("--workers", type=int, default=1)
+    q.add_argument("--threads", type=int, default=1, help="the fit's torch threads")
+    q.add_argument("--tail", type=Path, default=None, metavar="PATH",
+                   help="the boundary value (default experiments/results/exit/"
+                        "tail_value_<variant>/tail.npz, made if missing)")
+    q.add_argument("--endgame-net", type=Path, default=None, metavar="PATH",
+                   help="the last deal's network (default experiments/results/exit/"
+                        "endgame_net_<variant>_pipeline/set_net.pt, made if missing)")
     args = ap.parse_args(argv)
+    if args.cmd == "pipeline":
+        out = args.out or Path(f"experiments/results/exit/midgame_net_{args.variant}_pipeline")
+        pipeline(args.variant, out, args.runs, args.shards, args.rollouts, args.epochs,
+                 args.hands, args.workers, args.threads, args.tail, args.endgame_net)
+        return
     if args.cmd == "noise":
         settings = [(args.rollouts[0], None)] + \
             ([(r, args.tail) for r in args.rollouts] if args.tail else [])

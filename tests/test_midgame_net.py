@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -179,3 +180,27 @@ def test_label_noise_falls_with_more_rollouts(tmp_path) -> None:
     assert rows[1]["noise_var"] < rows[0]["noise_var"] / 4  # about 16 times less expected
     assert (tmp_path / "noise.csv").is_file()
     assert "| 16 | none (to the hand end) |" in (tmp_path / "noise.md").read_text()
+
+
+def test_the_pipeline_collects_fits_and_plays_the_two_networks_then_resumes(tmp_path) -> None:
+    import json
+
+    tail = "experiments/results/exit/tail_value_casino/tail.npz"
+    out, runs = tmp_path / "out", tmp_path / "runs"
+    kw = dict(shards=2, rollouts=1, epochs=1, hands=2, shard_hands=3, tail=Path(tail),
+              endgame=Path(SET_NET))
+    first = midgame_net.pipeline("casino", out, runs, **kw)
+    assert len(list((runs / "casino_tail").glob("shard_*.npz"))) == 2
+    assert (out / "tail_net.pt").is_file() and (runs / "casino_tail.ckpt").is_file()
+    assert AfterstateNet(out / "tail_net.pt").scope == BEFORE_LAST
+    assert first["hands"] == 2
+    net = out / "tail_net.pt"
+    assert first["agent"] == f"networks:casino,midgame_net={net},endgame_net={SET_NET}"
+    mtime = (out / "tail_net.pt").stat().st_mtime_ns
+    again = midgame_net.pipeline("casino", out, runs, **kw)  # every step found done
+    assert (out / "tail_net.pt").stat().st_mtime_ns == mtime and again == first
+    assert json.loads((out / "networks_v_heuristic" / "summary.json").read_text())["hands"] == 2
+    with pytest.raises(SystemExit, match="no boundary value"):
+        midgame_net.pipeline("casino", out, runs, **{**kw, "tail": tmp_path / "none.npz"})
+    with pytest.raises(SystemExit, match="no last-deal network"):
+        midgame_net.pipeline("casino", out, runs, **{**kw, "endgame": tmp_path / "none.pt"})
