@@ -122,6 +122,9 @@ PROTOCOL_RUNS = tuple((f"cloned_{v}", f"train/{v}", f"{v}, cloned") for v in (
      "before the last deal: a set network fitted in 20 min to 237k decisions valued by 32 "
      "rollouts to a learned deal-boundary value; last deal: one fitted in 58 min to 676k "
      "exact decisions; each picks among the heuristic's 8 best-scored moves"),
+    ("networks_casino", None, "casino, `networks:casino` (two value networks, no policy)",
+     "as the row above, the network before the last deal fitted in 31 min to all 324k "
+     "training decisions of the 60 shards (tail60_net.pt)"),
     ("scratch_casino_s0", "scratch/casino_s0", "casino, RL from scratch (MLP, seed 0)"),
     ("sums_casino_s0", "scratch/sums_casino_s0",
      "casino, RL from scratch (move scorer, table sums, seed 0)"),
@@ -375,11 +378,19 @@ NETWORK_ALONE_MATCHES = (
     ("casino", "two value networks, no policy: before the last deal tail44_net.pt (264k "
      "rollout-valued decisions), the last deal set_big_net.pt", "search (shipped, 400 rollouts)",
      "exit/general/networks_tail44_set_big_v_search_casino"),
-) + tuple(row for preset in ("royal", "dominican") for row in (
+) + tuple(("casino", "`networks:casino`: before the last deal tail60_net.pt, the last deal "
+           "set_big_net.pt (5,000 hands)", opponent, folder) for opponent, folder in (
+    ("heuristic", "exit/networks_casino_v_heuristic"),
+    (UNSEEN, "exit/general/networks_casino_v_unseen_heuristic"),
+    ("search (shipped, 400 rollouts)", "exit/general/networks_tail60_set_big_v_search_casino"),
+)) + tuple(row for preset in ("royal", "dominican") for row in (
     (preset, f"cloned policy alone (train/{preset}/model.zip)", "heuristic",
      f"exit/endgame_net_{preset}_pipeline/cloned_alone_v_heuristic"),
     (preset, "the same, last deal by the set network of `pipeline` (set_net.pt)", "heuristic",
-     f"exit/endgame_net_{preset}_pipeline/network_alone_v_heuristic")))
+     f"exit/endgame_net_{preset}_pipeline/network_alone_v_heuristic"),
+    (preset, "two value networks, no policy, of `midgame_net pipeline`: before the last deal "
+     "tail_net.pt, the last deal the set network above", "heuristic",
+     f"exit/midgame_net_{preset}_pipeline/networks_v_heuristic")))
 
 
 # Issue 18's generality check: the guided agent, the search on a boundary value (and the shipped
