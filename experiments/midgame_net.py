@@ -265,6 +265,81 @@ def pipeline(variant: str, out: Path, runs: Path = Path("runs/midgame_net"),
     return s
 
 
+CURVE_FIELDS = ("shards", "train_decisions", "cpu_minutes", "heuristic_lost", "net_lost",
+                "hands", "won", "won_lo", "won_hi", "points_per_hand", "match")
+
+
+def curve(fits: Path, points: list[tuple[int, Path | None]], shard_minutes: float,
+          out: Path) -> list[dict]:
+    """The learning curve of networks before the last deal: for each (shards, match folder
+    or None) of ``points``, the last row of ``fits`` (``endgame_net fit``'s fits.csv) fitted
+    on that many shards, the CPU minutes it cost (``shard_minutes`` a shard collected, plus
+    the fit's), its held-out points lost (and the heuristic's on the same decisions) and,
+    where a ``long_match`` of the agent with it against the heuristic is given, the hands it
+    won with their interval. Writes ``curve.csv`` and ``curve.png``."""
+    import csv
+    import json
+
+    from experiments.curves import write_table
+
+    by_shards = {int(r["shards"]): r for r in csv.DictReader(fits.open())}
+    rows = []
+    for shards, match in points:
+        if shards not in by_shards:
+            raise SystemExit(f"error: {fits} has no fit on {shards} shards (it has "
+                             f"{', '.join(map(str, sorted(by_shards)))})")
+        f = by_shards[shards]
+        row = {"shards": shards, "train_decisions": int(f["train_decisions"]),
+               "cpu_minutes": round(shards * shard_minutes + float(f["fit_minutes"]), 1),
+               "heuristic_lost": float(f["heuristic_lost"]), "net_lost": float(f["net_lost"]),
+               "hands": "", "won": "", "won_lo": "", "won_hi": "", "points_per_hand": "",
+               "match": ""}
+        if match is not None:
+            summary = match / "summary.json"
+            if not summary.is_file():
+                raise SystemExit(f"error: no match summary {summary}")
+            m = json.loads(summary.read_text())
+            if m["opponent"] != "heuristic":
+                raise SystemExit(f"error: {match} is a match against {m['opponent']}, not "
+                                 "the heuristic")
+            row.update(hands=m["hands"], won=m["win_rate"], won_lo=m["lo"], won_hi=m["hi"],
+                       points_per_hand=m["diff_per_hand"], match=str(match))
+        rows.append(row)
+    rows.sort(key=lambda r: r["shards"])
+    write_table(out, "curve", CURVE_FIELDS, rows, _plot_curve)
+    return rows
+
+
+def _plot_curve(rows: list[dict], path: Path) -> None:
+    """Held-out points lost and hands won against the heuristic, over CPU minutes."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    x = [r["cpu_minutes"] for r in rows]
+    fig, (lost, won) = plt.subplots(1, 2, figsize=(10, 4))
+    lost.plot(x, [r["net_lost"] for r in rows], "o-", label="network")
+    lost.plot(x, [r["heuristic_lost"] for r in rows], "--", color="grey", label="heuristic")
+    lost.set(xlabel="CPU minutes (collection + fit)", ylabel="points lost a held-out decision",
+             title="held-out decisions")
+    lost.legend()
+    played = [r for r in rows if r["hands"] != ""]
+    px = [r["cpu_minutes"] for r in played]
+    mid = [100 * r["won"] for r in played]
+    won.errorbar(px, mid, yerr=[[m - 100 * r["won_lo"] for m, r in zip(mid, played)],
+                                [100 * r["won_hi"] - m for m, r in zip(mid, played)]],
+                 fmt="o-", capsize=3, label="networks alone v heuristic")
+    for level, style in ((50, ":"), (55, "--")):
+        won.axhline(level, color="grey", linestyle=style, linewidth=1)
+    won.set(xlabel="CPU minutes (collection + fit)", ylabel="hands won (%), 95% CI",
+            title="in play")
+    won.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m experiments.midgame_net",
                                  description=__doc__.split("\n\n")[0])
@@ -310,7 +385,26 @@ def main(argv: list[str] | None = None) -> None:
     q.add_argument("--endgame-net", type=Path, default=None, metavar="PATH",
                    help="the last deal's network (default experiments/results/exit/"
                         "endgame_net_<variant>_pipeline/set_net.pt, made if missing)")
+    cv = sub.add_parser("curve", help="learning curve of fits on more shards (curve.csv, "
+                        "curve.png)")
+    cv.add_argument("--fits", type=Path, required=True, help="endgame_net fit's fits.csv")
+    cv.add_argument("--points", nargs="+", required=True, metavar="SHARDS[=MATCH]",
+                    help="the fits on SHARDS shards, each with its long_match against the "
+                         "heuristic where given")
+    cv.add_argument("--shard-minutes", type=float, required=True,
+                    help="CPU minutes a shard took to collect")
+    cv.add_argument("--out", type=Path, required=True)
     args = ap.parse_args(argv)
+    if args.cmd == "curve":
+        pts = []
+        for p in args.points:
+            shards, eq, match = p.partition("=")
+            if not shards.isdigit():
+                ap.error(f"--points: expected SHARDS or SHARDS=MATCH, got {p!r}")
+            pts.append((int(shards), Path(match) if eq else None))
+        for row in curve(args.fits, pts, args.shard_minutes, args.out):
+            print(row)
+        return
     if args.cmd == "pipeline":
         out = args.out or Path(f"experiments/results/exit/midgame_net_{args.variant}_pipeline")
         pipeline(args.variant, out, args.runs, args.shards, args.rollouts, args.epochs,

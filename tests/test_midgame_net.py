@@ -204,3 +204,30 @@ def test_the_pipeline_collects_fits_and_plays_the_two_networks_then_resumes(tmp_
         midgame_net.pipeline("casino", out, runs, **{**kw, "tail": tmp_path / "none.npz"})
     with pytest.raises(SystemExit, match="no last-deal network"):
         midgame_net.pipeline("casino", out, runs, **{**kw, "endgame": tmp_path / "none.pt"})
+
+
+def test_the_learning_curve_reads_each_fit_and_its_match(tmp_path) -> None:
+    import csv
+    import json
+
+    fits = tmp_path / "fits.csv"
+    fits.write_text("shards,train_decisions,heuristic_lost,net_lost,fit_minutes\n"
+                    "10,1000,0.1,0.08,4.0\n25,2500,0.1,0.07,10.0\n25,2500,0.1,0.06,12.0\n")
+    match = tmp_path / "m"
+    match.mkdir()
+    (match / "summary.json").write_text(json.dumps(
+        {"opponent": "heuristic", "hands": 200, "win_rate": 0.55, "lo": 0.5, "hi": 0.6,
+         "diff_per_hand": 0.4}))
+    rows = midgame_net.curve(fits, [(25, match), (10, None)], 0.5, tmp_path / "out")
+    assert [r["shards"] for r in rows] == [10, 25]
+    assert rows[0]["cpu_minutes"] == 9.0 and rows[0]["hands"] == ""  # 10 x 0.5 + 4.0
+    assert rows[1]["cpu_minutes"] == 24.5 and rows[1]["net_lost"] == 0.06  # the last fit on 25
+    assert rows[1]["won"] == 0.55 and rows[1]["hands"] == 200
+    written = list(csv.DictReader((tmp_path / "out" / "curve.csv").open()))
+    assert [w["shards"] for w in written] == ["10", "25"] and written[1]["won"] == "0.55"
+    assert (tmp_path / "out" / "curve.png").stat().st_size > 0
+    with pytest.raises(SystemExit, match="no fit on 44 shards"):
+        midgame_net.curve(fits, [(44, None)], 0.5, tmp_path / "out")
+    (match / "summary.json").write_text(json.dumps({"opponent": "search"}))
+    with pytest.raises(SystemExit, match="against search, not the heuristic"):
+        midgame_net.curve(fits, [(25, match)], 0.5, tmp_path / "out")
