@@ -30,6 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]  # the checkout: the files below are 
 SHIPPED: dict[str, tuple[str, str]] = {
     "casino": ("experiments/results/exit/midgame_net_casino/tail60_net.pt",
                "experiments/results/exit/endgame_net_casino_set/set_big_net.pt"),
+    "royal": ("experiments/results/exit/midgame_net_royal_pipeline/tail_net.pt",
+              "experiments/results/exit/endgame_net_royal_pipeline/set_net.pt"),
 }
 
 

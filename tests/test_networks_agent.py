@@ -54,7 +54,7 @@ def test_before_the_last_deal_it_picks_among_the_heuristics_eight_best() -> None
 
 
 def test_presets_and_rules_without_shipped_networks_are_named() -> None:
-    with pytest.raises(ValueError, match=r"no networks ship for 'tuxedo' \(shipped: casino\); "
+    with pytest.raises(ValueError, match=r"no networks ship for 'tuxedo' \(shipped: casino, royal\); "
                                          "give midgame_net=PATH and endgame_net=PATH"):
         make_agent("networks:tuxedo")
     with pytest.raises(ValueError, match="unknown preset"):
@@ -63,14 +63,17 @@ def test_presets_and_rules_without_shipped_networks_are_named() -> None:
         make_agent("networks")
     with pytest.raises(ValueError, match="midgame_net .* was fitted on casino 2p"):
         make_agent(f"networks:royal,midgame_net={MID},endgame_net={END}")
+    royal = make_agent("networks:royal")  # each shipped preset its own two networks
+    assert royal.midgame_net.rules == royal.endgame_net.rules == royal.rules
+    assert royal.rules == new_game("royal", 2, seed=0).rules
     agent = make_agent("networks:casino")
     agent.check_rules(new_game("casino", 2, seed=0).rules)  # its own game passes
     with pytest.raises(ValueError, match="fitted on casino 2p, this game is casino 3p"):
         agent.check_rules(new_game("casino", 3, seed=0).rules)
     with pytest.raises(ValueError, match="this game is casino 2p with sweeps"):  # house rules
         agent.check_rules(new_game("casino", 2, seed=0, sweeps=True).rules)
-    st = new_game("royal", 2, seed=0)
-    with pytest.raises(ValueError, match="this game is royal 2p"):
+    st = new_game("dominican", 2, seed=0)
+    with pytest.raises(ValueError, match="this game is dominican 2p"):
         agent.choose(PlayerView(st, st.current))
 
 
