@@ -125,6 +125,10 @@ PROTOCOL_RUNS = tuple((f"cloned_{v}", f"train/{v}", f"{v}, cloned") for v in (
     ("networks_casino", None, "casino, `networks:casino` (two value networks, no policy)",
      "as the row above, the network before the last deal fitted in 31 min to all 324k "
      "training decisions of the 60 shards (tail60_net.pt)"),
+    ("networks_royal", None, "royal, `networks:royal` (two value networks, no policy)",
+     "before the last deal: a set network fitted in 39 min to 312k decisions valued by 32 "
+     "rollouts to a learned deal-boundary value; last deal: one fitted in 33 min to 283k "
+     "exact decisions"),
     ("scratch_casino_s0", "scratch/casino_s0", "casino, RL from scratch (MLP, seed 0)"),
     ("sums_casino_s0", "scratch/sums_casino_s0",
      "casino, RL from scratch (move scorer, table sums, seed 0)"),
@@ -390,7 +394,9 @@ NETWORK_ALONE_MATCHES = (
      f"exit/endgame_net_{preset}_pipeline/network_alone_v_heuristic"),
     (preset, "two value networks, no policy, of `midgame_net pipeline`: before the last deal "
      "tail_net.pt, the last deal the set network above", "heuristic",
-     f"exit/midgame_net_{preset}_pipeline/networks_v_heuristic")))
+     f"exit/midgame_net_{preset}_pipeline/networks_v_heuristic"),
+    (preset, f"`networks:{preset}` (the two networks above)", UNSEEN,
+     f"exit/general/networks_{preset}_v_unseen_heuristic")))
 
 
 # Issue 18's generality check: the guided agent, the search on a boundary value (and the shipped
