@@ -765,6 +765,22 @@ def pipeline(variant: str, out: Path, runs: Path = Path("runs/endgame_net"),
     return s
 
 
+def pipeline_parser(sub, what: str, name: str) -> argparse.ArgumentParser:
+    """The ``pipeline`` subcommand with the options every pipeline takes (``name``: the
+    module, which names the results folder and the runs folder)."""
+    q = sub.add_parser("pipeline", help=what)
+    q.add_argument("--variant", default="casino")
+    q.add_argument("--out", type=Path, default=None,
+                   help=f"default experiments/results/exit/{name}_<variant>_pipeline")
+    q.add_argument("--runs", type=Path, default=Path(f"runs/{name}"),
+                   help="where the shards and the fit's checkpoint go (default %(default)s)")
+    q.add_argument("--epochs", type=int, default=6)
+    q.add_argument("--hands", type=int, default=2000, help="of the closing match (default 2000)")
+    q.add_argument("--workers", type=int, default=1)
+    q.add_argument("--threads", type=int, default=1, help="the fit's torch threads")
+    return q
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -834,19 +850,10 @@ def main(argv: list[str] | None = None) -> None:
     f.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--out", type=Path, required=True)
-    q = sub.add_parser("pipeline", help="one preset's network-alone last deal end to end: "
-                       "collect, fit, play (resumable)")
-    q.add_argument("--variant", default="casino")
-    q.add_argument("--out", type=Path, default=None,
-                   help="default experiments/results/exit/endgame_net_<variant>_pipeline")
-    q.add_argument("--runs", type=Path, default=Path("runs/endgame_net"),
-                   help="where the shards and the fit's checkpoint go (default %(default)s)")
+    q = pipeline_parser(sub, "one preset's network-alone last deal end to end: collect, fit, "
+                        "play (resumable)", "endgame_net")
     q.add_argument("--tree-shards", type=int, default=4)
     q.add_argument("--walk-shards", type=int, default=24)
-    q.add_argument("--epochs", type=int, default=6)
-    q.add_argument("--hands", type=int, default=2000, help="of the closing match (default 2000)")
-    q.add_argument("--workers", type=int, default=1)
-    q.add_argument("--threads", type=int, default=1, help="the fit's torch threads")
     q.add_argument("--policy", default=None,
                    help="the cloned policy (default experiments/results/train/<variant>/model.zip)")
     o = sub.add_parser("online", help="points lost on the heuristic's own last-deal decisions")

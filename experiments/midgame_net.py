@@ -46,7 +46,7 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.endgame_net import EXPLORE, _save_shard, shard_path, write_rows
+from experiments.endgame_net import EXPLORE, _save_shard, pipeline_parser, shard_path, write_rows
 
 CANDIDATES = 8  # the search agent's max_candidates
 ROLLOUTS = 16
@@ -366,19 +366,10 @@ def main(argv: list[str] | None = None) -> None:
     n.add_argument("--rollouts", type=int, nargs="+", default=[16, 64], metavar="N",
                    help="with the boundary value (the first also without it)")
     n.add_argument("--out", type=Path, required=True)
-    q = sub.add_parser("pipeline", help="one preset's network-alone agent end to end: "
-                       "boundary value, last-deal network, collect, fit, play (resumable)")
-    q.add_argument("--variant", default="casino")
-    q.add_argument("--out", type=Path, default=None,
-                   help="default experiments/results/exit/midgame_net_<variant>_pipeline")
-    q.add_argument("--runs", type=Path, default=Path("runs/midgame_net"),
-                   help="where the shards and the fit's checkpoint go (default %(default)s)")
+    q = pipeline_parser(sub, "one preset's network-alone agent end to end: boundary value, "
+                        "last-deal network, collect, fit, play (resumable)", "midgame_net")
     q.add_argument("--shards", type=int, default=60, help="of 200 hands (default 60)")
     q.add_argument("--rollouts", type=int, default=32)
-    q.add_argument("--epochs", type=int, default=6)
-    q.add_argument("--hands", type=int, default=2000, help="of the closing match (default 2000)")
-    q.add_argument("--workers", type=int, default=1)
-    q.add_argument("--threads", type=int, default=1, help="the fit's torch threads")
     q.add_argument("--tail", type=Path, default=None, metavar="PATH",
                    help="the boundary value (default experiments/results/exit/"
                         "tail_value_<variant>/tail.npz, made if missing)")
