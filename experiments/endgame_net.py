@@ -737,8 +737,6 @@ def pipeline(variant: str, out: Path, runs: Path = Path("runs/endgame_net"),
     decisions (shards on disk are kept), the set network (a checkpoint each epoch), and the
     cloned policy with it against the heuristic (``experiments.long_match``, by chunks).
     Returns the match's summary."""
-    from experiments import long_match
-
     policy = policy or f"experiments/results/train/{variant}/model.zip"
     if not Path(policy).is_file():
         raise SystemExit(f"error: no policy {policy} for {variant} (give --policy PATH)")
@@ -752,14 +750,30 @@ def pipeline(variant: str, out: Path, runs: Path = Path("runs/endgame_net"),
         print(f"[3/4] {net} is there (delete it to fit again)", flush=True)
     else:
         print(f"[3/4] the set network into {net}", flush=True)
-        fit(walks, out, variant, 64, epochs, suits_alike(variant), 0, True, "centered",
-            extra=tree, save=net, kind="set", layers=2, lr_schedule="cosine",
-            checkpoint=runs / f"{variant}_set.ckpt", threads=threads)
+        fit_set_net(walks, out, variant, epochs, net, runs / f"{variant}_set.ckpt", threads,
+                    extra=tree)
     print(f"[4/4] the network alone against the heuristic, {hands:,} hands", flush=True)
-    settings = {"variant": variant, "players": 2, "agents": [f"ppo:{policy},endgame_net={net}",
-                                                            "heuristic"],
+    return closing_match(variant, f"ppo:{policy},endgame_net={net}",
+                         out / "network_alone_v_heuristic", hands, workers)
+
+
+def fit_set_net(run: Path, out: Path, variant: str, epochs: int, save: Path, checkpoint: Path,
+                threads: int, extra: Path | None = None) -> dict | None:
+    """The pipelines' fit: the set network (64 wide, 2 layers, centered loss, suit swaps where
+    hearts and clubs score alike, a cosine schedule, a checkpoint each epoch)."""
+    return fit(run, out, variant, 64, epochs, suits_alike(variant), 0, True, "centered",
+               extra=extra, save=save, kind="set", layers=2, lr_schedule="cosine",
+               checkpoint=checkpoint, threads=threads)
+
+
+def closing_match(variant: str, agent: str, out: Path, hands: int, workers: int) -> dict:
+    """The pipelines' closing match: ``agent`` against the heuristic, ``hands`` hands, seed 21,
+    by chunks into ``out`` (resumed); prints and returns its summary."""
+    from experiments import long_match
+
+    settings = {"variant": variant, "players": 2, "agents": [agent, "heuristic"],
                 "hands": hands, "chunk": min(100, hands), "seed": 21}
-    s = long_match.run(settings, out / "network_alone_v_heuristic", workers, progress=False)
+    s = long_match.run(settings, out, workers, progress=False)
     print(f"{s['agent']} v heuristic: {s['win_rate']:.1%} [{s['lo']:.1%}, {s['hi']:.1%}] of "
           f"{s['hands']:,} hands, {s['diff_per_hand']:+.2f} points/hand")
     return s

@@ -220,49 +220,42 @@ def pipeline(variant: str, out: Path, runs: Path = Path("runs/midgame_net"),
     the rollout-valued afterstates before the last deal (``collect``), their set network (a
     checkpoint each epoch), and the two networks (``make_agent("networks:V,...")``) against
     the heuristic by chunks. Returns the match's summary."""
-    from experiments import endgame_net, long_match, tail_value
+    from experiments import endgame_net, tail_value
 
     if tail is None:
         tail = Path(f"experiments/results/exit/tail_value_{variant}/tail.npz")
         if not tail.is_file():
-            print(f"[0/4] the boundary value into {tail} (experiments.tail_value build)",
+            print(f"[0/3] the boundary value into {tail} (experiments.tail_value build)",
                   flush=True)
-            tail_value.main(["build", "--variant", variant])
+            tail_value.build(variant)
     if not tail.is_file():
         raise SystemExit(f"error: no boundary value {tail} (experiments.tail_value makes one)")
     if endgame is None:
         made = Path(f"experiments/results/exit/endgame_net_{variant}_pipeline")
         endgame = made / "set_net.pt"
         if not endgame.is_file():
-            print(f"[0/4] the last deal's network into {endgame} (experiments.endgame_net "
+            print(f"[0/3] the last deal's network into {endgame} (experiments.endgame_net "
                   "pipeline)", flush=True)
             endgame_net.pipeline(variant, made, workers=workers, threads=threads)
     if not endgame.is_file():
         raise SystemExit(f"error: no last-deal network {endgame} (experiments.endgame_net "
                          "pipeline makes one)")
     run = runs / f"{variant}_tail"
-    print(f"[1/4] {shards} shards of {shard_hands} hands valued by {rollouts} rollouts to "
+    print(f"[1/3] {shards} shards of {shard_hands} hands valued by {rollouts} rollouts to "
           f"{tail} into {run}", flush=True)
     collect(variant, shard_hands, shards, 2, workers, run, rollouts, CANDIDATES, tail)
     net = out / "tail_net.pt"
     if net.exists():
-        print(f"[2/4] {net} is there (delete it and {runs / f'{variant}_tail.ckpt'} to fit "
+        print(f"[2/3] {net} is there (delete it and {runs / f'{variant}_tail.ckpt'} to fit "
               "again)", flush=True)
     else:
-        print(f"[2/4] the set network into {net}", flush=True)
-        endgame_net.fit(run, out, variant, 64, epochs, endgame_net.suits_alike(variant), 0,
-                        True, "centered", save=net, kind="set", layers=2,
-                        lr_schedule="cosine", checkpoint=runs / f"{variant}_tail.ckpt",
-                        threads=threads)
-    print(f"[3/4] the two networks against the heuristic, {hands:,} hands", flush=True)
-    settings = {"variant": variant, "players": 2,
-                "agents": [f"networks:{variant},midgame_net={net},endgame_net={endgame}",
-                           "heuristic"],
-                "hands": hands, "chunk": min(100, hands), "seed": 21}
-    s = long_match.run(settings, out / "networks_v_heuristic", workers, progress=False)
-    print(f"[4/4] {s['agent']} v heuristic: {s['win_rate']:.1%} [{s['lo']:.1%}, "
-          f"{s['hi']:.1%}] of {s['hands']:,} hands, {s['diff_per_hand']:+.2f} points/hand")
-    return s
+        print(f"[2/3] the set network into {net}", flush=True)
+        endgame_net.fit_set_net(run, out, variant, epochs, net,
+                                runs / f"{variant}_tail.ckpt", threads)
+    print(f"[3/3] the two networks against the heuristic, {hands:,} hands", flush=True)
+    return endgame_net.closing_match(
+        variant, f"networks:{variant},midgame_net={net},endgame_net={endgame}",
+        out / "networks_v_heuristic", hands, workers)
 
 
 CURVE_FIELDS = ("shards", "train_decisions", "cpu_minutes", "heuristic_lost", "net_lost",

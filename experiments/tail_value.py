@@ -534,6 +534,16 @@ def learning(run: Path, counts: list[int], count: int, seed: int, deals: int,
     return got
 
 
+def build(variant: str) -> dict:
+    """A preset's boundary value with the shipped settings, resumable: 20 shards of 1,000 hands
+    into ``runs/tail_value/<variant>``, then the fit into
+    ``experiments/results/exit/tail_value_<variant>/tail.npz``; returns the fit's row."""
+    run = Path("runs/tail_value") / variant
+    out = Path("experiments/results/exit") / f"tail_value_{variant}"
+    collect(variant, 1000, 20, 0, 16, run)
+    return fit(run, out / "tail.npz", out, 256, 20, 0)
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -582,10 +592,7 @@ def main(argv: list[str] | None = None) -> None:
     b.add_argument("--variant", default="casino")
     a = p.parse_args(argv)
     if a.cmd == "build":
-        run = Path("runs/tail_value") / a.variant
-        out = Path("experiments/results/exit") / f"tail_value_{a.variant}"
-        collect(a.variant, 1000, 20, 0, 16, run)
-        print(json.dumps(fit(run, out / "tail.npz", out, 256, 20, 0), indent=1))
+        print(json.dumps(build(a.variant), indent=1))
     elif a.cmd == "collect":
         collect(a.variant, a.hands, a.shards, a.seed, a.rollouts, a.run, a.policy)
     elif a.cmd == "curve":
