@@ -32,6 +32,8 @@ SHIPPED: dict[str, tuple[str, str]] = {
                "experiments/results/exit/endgame_net_casino_set/set_big_net.pt"),
     "royal": ("experiments/results/exit/midgame_net_royal_pipeline/tail_net.pt",
               "experiments/results/exit/endgame_net_royal_pipeline/set_net.pt"),
+    "dominican": ("experiments/results/exit/midgame_net_dominican_pipeline/tail_net.pt",
+                  "experiments/results/exit/endgame_net_dominican_pipeline/set_net.pt"),
 }
 
 

@@ -54,7 +54,8 @@ def test_before_the_last_deal_it_picks_among_the_heuristics_eight_best() -> None
 
 
 def test_presets_and_rules_without_shipped_networks_are_named() -> None:
-    with pytest.raises(ValueError, match=r"no networks ship for 'tuxedo' \(shipped: casino, royal\); "
+    with pytest.raises(ValueError, match=r"no networks ship for 'tuxedo' "
+                                         r"\(shipped: casino, royal, dominican\); "
                                          "give midgame_net=PATH and endgame_net=PATH"):
         make_agent("networks:tuxedo")
     with pytest.raises(ValueError, match="unknown preset"):
@@ -63,9 +64,10 @@ def test_presets_and_rules_without_shipped_networks_are_named() -> None:
         make_agent("networks")
     with pytest.raises(ValueError, match="midgame_net .* was fitted on casino 2p"):
         make_agent(f"networks:royal,midgame_net={MID},endgame_net={END}")
-    royal = make_agent("networks:royal")  # each shipped preset its own two networks
-    assert royal.midgame_net.rules == royal.endgame_net.rules == royal.rules
-    assert royal.rules == new_game("royal", 2, seed=0).rules
+    for preset in ("royal", "dominican"):  # each shipped preset its own two networks
+        other = make_agent(f"networks:{preset}")
+        assert other.midgame_net.rules == other.endgame_net.rules == other.rules
+        assert other.rules == new_game(preset, 2, seed=0).rules
     agent = make_agent("networks:casino")
     agent.check_rules(new_game("casino", 2, seed=0).rules)  # its own game passes
     with pytest.raises(ValueError, match="fitted on casino 2p, this game is casino 3p"):
