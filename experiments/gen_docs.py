@@ -129,6 +129,11 @@ PROTOCOL_RUNS = tuple((f"cloned_{v}", f"train/{v}", f"{v}, cloned") for v in (
      "before the last deal: a set network fitted in 39 min to 312k decisions valued by 32 "
      "rollouts to a learned deal-boundary value; last deal: one fitted in 33 min to 283k "
      "exact decisions"),
+    ("networks_dominican", None,
+     "dominican, `networks:dominican` (two value networks, no policy)",
+     "before the last deal: a set network fitted in 29 min to 298k decisions valued by 32 "
+     "rollouts to a learned deal-boundary value; last deal: one fitted in 12 min to 151k "
+     "exact decisions"),
     ("scratch_casino_s0", "scratch/casino_s0", "casino, RL from scratch (MLP, seed 0)"),
     ("sums_casino_s0", "scratch/sums_casino_s0",
      "casino, RL from scratch (move scorer, table sums, seed 0)"),
