@@ -30,11 +30,10 @@ ROOT = Path(__file__).resolve().parents[1]  # the checkout: the files below are 
 SHIPPED: dict[str, tuple[str, str]] = {
     "casino": ("experiments/results/exit/midgame_net_casino/tail60_net.pt",
                "experiments/results/exit/endgame_net_casino_set/set_big_net.pt"),
-    "royal": ("experiments/results/exit/midgame_net_royal_pipeline/tail_net.pt",
-              "experiments/results/exit/endgame_net_royal_pipeline/set_net.pt"),
-    "dominican": ("experiments/results/exit/midgame_net_dominican_pipeline/tail_net.pt",
-                  "experiments/results/exit/endgame_net_dominican_pipeline/set_net.pt"),
-}
+} | {  # the presets made by ``python -m experiments.midgame_net pipeline --variant V``
+    v: (f"experiments/results/exit/midgame_net_{v}_pipeline/tail_net.pt",
+        f"experiments/results/exit/endgame_net_{v}_pipeline/set_net.pt")
+    for v in ("royal", "dominican")}
 
 
 @cache

@@ -779,6 +779,11 @@ def closing_match(variant: str, agent: str, out: Path, hands: int, workers: int)
     return s
 
 
+def pipeline_out(name: str, variant: str) -> Path:
+    """Where a pipeline (``name``: its module) writes a preset's results by default."""
+    return Path("experiments/results/exit") / f"{name}_{variant}_pipeline"
+
+
 def pipeline_parser(sub, what: str, name: str) -> argparse.ArgumentParser:
     """The ``pipeline`` subcommand with the options every pipeline takes (``name``: the
     module, which names the results folder and the runs folder)."""
@@ -884,7 +889,7 @@ def main(argv: list[str] | None = None) -> None:
     o.add_argument("--out", type=Path, required=True)
     a = p.parse_args(argv)
     if a.command == "pipeline":
-        out = a.out or Path(f"experiments/results/exit/endgame_net_{a.variant}_pipeline")
+        out = a.out or pipeline_out("endgame_net", a.variant)
         pipeline(a.variant, out, a.runs, a.tree_shards, a.walk_shards, a.epochs, a.hands,
                  a.workers, a.threads, a.policy)
     elif a.command == "online":

@@ -46,7 +46,14 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.endgame_net import EXPLORE, _save_shard, pipeline_parser, shard_path, write_rows
+from experiments.endgame_net import (
+    EXPLORE,
+    _save_shard,
+    pipeline_out,
+    pipeline_parser,
+    shard_path,
+    write_rows,
+)
 
 CANDIDATES = 8  # the search agent's max_candidates
 ROLLOUTS = 16
@@ -223,7 +230,7 @@ def pipeline(variant: str, out: Path, runs: Path = Path("runs/midgame_net"),
     from experiments import endgame_net, tail_value
 
     if tail is None:
-        tail = Path(f"experiments/results/exit/tail_value_{variant}/tail.npz")
+        tail = tail_value.tail_path(variant)
         if not tail.is_file():
             print(f"[0/3] the boundary value into {tail} (experiments.tail_value build)",
                   flush=True)
@@ -231,7 +238,7 @@ def pipeline(variant: str, out: Path, runs: Path = Path("runs/midgame_net"),
     if not tail.is_file():
         raise SystemExit(f"error: no boundary value {tail} (experiments.tail_value makes one)")
     if endgame is None:
-        made = Path(f"experiments/results/exit/endgame_net_{variant}_pipeline")
+        made = pipeline_out("endgame_net", variant)
         endgame = made / "set_net.pt"
         if not endgame.is_file():
             print(f"[0/3] the last deal's network into {endgame} (experiments.endgame_net "
@@ -390,7 +397,7 @@ def main(argv: list[str] | None = None) -> None:
             print(row)
         return
     if args.cmd == "pipeline":
-        out = args.out or Path(f"experiments/results/exit/midgame_net_{args.variant}_pipeline")
+        out = args.out or pipeline_out("midgame_net", args.variant)
         pipeline(args.variant, out, args.runs, args.shards, args.rollouts, args.epochs,
                  args.hands, args.workers, args.threads, args.tail, args.endgame_net)
         return

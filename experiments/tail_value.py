@@ -534,14 +534,18 @@ def learning(run: Path, counts: list[int], count: int, seed: int, deals: int,
     return got
 
 
+def tail_path(variant: str) -> Path:
+    """Where ``build`` writes a preset's boundary value (and where the pipelines look for it)."""
+    return Path("experiments/results/exit") / f"tail_value_{variant}" / "tail.npz"
+
+
 def build(variant: str) -> dict:
     """A preset's boundary value with the shipped settings, resumable: 20 shards of 1,000 hands
     into ``runs/tail_value/<variant>``, then the fit into
     ``experiments/results/exit/tail_value_<variant>/tail.npz``; returns the fit's row."""
-    run = Path("runs/tail_value") / variant
-    out = Path("experiments/results/exit") / f"tail_value_{variant}"
+    run, tail = Path("runs/tail_value") / variant, tail_path(variant)
     collect(variant, 1000, 20, 0, 16, run)
-    return fit(run, out / "tail.npz", out, 256, 20, 0)
+    return fit(run, tail, tail.parent, 256, 20, 0)
 
 
 def main(argv: list[str] | None = None) -> None:

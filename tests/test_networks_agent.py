@@ -64,7 +64,7 @@ def test_presets_and_rules_without_shipped_networks_are_named() -> None:
         make_agent("networks")
     with pytest.raises(ValueError, match="midgame_net .* was fitted on casino 2p"):
         make_agent(f"networks:royal,midgame_net={MID},endgame_net={END}")
-    for preset in ("royal", "dominican"):  # each shipped preset its own two networks
+    for preset in SHIPPED:  # each shipped preset its own two networks
         other = make_agent(f"networks:{preset}")
         assert other.midgame_net.rules == other.endgame_net.rules == other.rules
         assert other.rules == new_game(preset, 2, seed=0).rules
