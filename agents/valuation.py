@@ -240,9 +240,11 @@ class Table:
         ids = self.ids
         cards = []
         for g in gs:
-            m = 0
-            for j in bit_list(g):
-                m |= 1 << ids[j]
+            m, rest = 0, g
+            while rest:  # the positions of g as card ids
+                low = rest & -rest
+                m |= 1 << ids[low.bit_length() - 1]
+                rest ^= low
             cards.append((g, m, w.value(m) + PER_CARD * m.bit_count()))
         if len(cards) == 1:
             return cards[0][2], cards[0][1]
@@ -328,10 +330,11 @@ def threat(rules: Rules, loose: int, builds: tuple, unseen: int, hand_size: int,
     sure = 0.0
     for rank, group in rv.groups:
         cards = unseen & group
-        certain = any(value_rank(v) == rank for v in certain_values)
+        certain = bool(certain_values) and any(value_rank(v) == rank for v in certain_values)
         if not cards and not certain:
             continue
-        probe = bit_list(cards or group)[0]
+        some = cards or group
+        probe = (some & -some).bit_length() - 1  # the group's lowest card
         val, m = best_capture(rules, loose, builds, probe, w, table)
         if not m:
             continue
