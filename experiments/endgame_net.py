@@ -732,7 +732,7 @@ def online(variant: str, nets: list[Path], hands: int, seed: int, out: Path,
 def pipeline(variant: str, out: Path, runs: Path = Path("runs/endgame_net"),
              tree_shards: int = 4, walk_shards: int = 24, epochs: int = 6, hands: int = 2000,
              workers: int = 1, threads: int = 1, policy: str | None = None,
-             shard_hands: int = 200) -> dict:
+             shard_hands: int = 200, hidden: int = 64, lr_schedule: str = "cosine") -> dict:
     """The network-alone last deal of one preset, end to end and resumable: tree and play-out
     decisions (shards on disk are kept), the set network (a checkpoint each epoch), and the
     cloned policy with it against the heuristic (``experiments.long_match``, by chunks).
@@ -751,18 +751,19 @@ def pipeline(variant: str, out: Path, runs: Path = Path("runs/endgame_net"),
     else:
         print(f"[3/4] the set network into {net}", flush=True)
         fit_set_net(walks, out, variant, epochs, net, runs / f"{variant}_set.ckpt", threads,
-                    extra=tree)
+                    extra=tree, hidden=hidden, lr_schedule=lr_schedule)
     print(f"[4/4] the network alone against the heuristic, {hands:,} hands", flush=True)
     return closing_match(variant, f"ppo:{policy},endgame_net={net}",
                          out / "network_alone_v_heuristic", hands, workers)
 
 
 def fit_set_net(run: Path, out: Path, variant: str, epochs: int, save: Path, checkpoint: Path,
-                threads: int, extra: Path | None = None) -> dict | None:
-    """The pipelines' fit: the set network (64 wide, 2 layers, centered loss, suit swaps where
-    hearts and clubs score alike, a cosine schedule, a checkpoint each epoch)."""
-    return fit(run, out, variant, 64, epochs, suits_alike(variant), 0, True, "centered",
-               extra=extra, save=save, kind="set", layers=2, lr_schedule="cosine",
+                threads: int, extra: Path | None = None, hidden: int = 64,
+                lr_schedule: str = "cosine") -> dict | None:
+    """The pipelines' fit: the set network (``hidden`` wide, 2 layers, centered loss, suit
+    swaps where hearts and clubs score alike, ``lr_schedule``, a checkpoint each epoch)."""
+    return fit(run, out, variant, hidden, epochs, suits_alike(variant), 0, True, "centered",
+               extra=extra, save=save, kind="set", layers=2, lr_schedule=lr_schedule,
                checkpoint=checkpoint, threads=threads)
 
 
@@ -797,6 +798,9 @@ def pipeline_parser(sub, what: str, name: str) -> argparse.ArgumentParser:
     q.add_argument("--hands", type=int, default=2000, help="of the closing match (default 2000)")
     q.add_argument("--workers", type=int, default=1)
     q.add_argument("--threads", type=int, default=1, help="the fit's torch threads")
+    q.add_argument("--hidden", type=int, default=64, help="the set network's width (default 64)")
+    q.add_argument("--lr-schedule", choices=LR_SCHEDULES, default="cosine",
+                   help="the fit's learning rate (default %(default)s)")
     return q
 
 
@@ -891,7 +895,7 @@ def main(argv: list[str] | None = None) -> None:
     if a.command == "pipeline":
         out = a.out or pipeline_out("endgame_net", a.variant)
         pipeline(a.variant, out, a.runs, a.tree_shards, a.walk_shards, a.epochs, a.hands,
-                 a.workers, a.threads, a.policy)
+                 a.workers, a.threads, a.policy, hidden=a.hidden, lr_schedule=a.lr_schedule)
     elif a.command == "online":
         print(json.dumps(online(a.variant, a.nets, a.hands, a.seed, a.out, a.margins,
                                 a.depths, a.residue)))

@@ -220,7 +220,8 @@ def label_noise(variant: str, hands: int, seed: int, settings: list[tuple[int, P
 def pipeline(variant: str, out: Path, runs: Path = Path("runs/midgame_net"),
              shards: int = 60, rollouts: int = 32, epochs: int = 6, hands: int = 2000,
              workers: int = 1, threads: int = 1, tail: Path | None = None,
-             endgame: Path | None = None, shard_hands: int = 200) -> dict:
+             endgame: Path | None = None, shard_hands: int = 200, hidden: int = 64,
+             lr_schedule: str = "cosine") -> dict:
     """One preset's network-alone agent end to end and resumable (each step skipped once its
     output is on disk): the boundary value (``experiments.tail_value build``) and the last
     deal's network (``experiments.endgame_net pipeline``) where not given and not yet made,
@@ -243,7 +244,8 @@ def pipeline(variant: str, out: Path, runs: Path = Path("runs/midgame_net"),
         if not endgame.is_file():
             print(f"[0/3] the last deal's network into {endgame} (experiments.endgame_net "
                   "pipeline)", flush=True)
-            endgame_net.pipeline(variant, made, workers=workers, threads=threads)
+            endgame_net.pipeline(variant, made, workers=workers, threads=threads,
+                                 hidden=hidden, lr_schedule=lr_schedule)
     if not endgame.is_file():
         raise SystemExit(f"error: no last-deal network {endgame} (experiments.endgame_net "
                          "pipeline makes one)")
@@ -258,7 +260,8 @@ def pipeline(variant: str, out: Path, runs: Path = Path("runs/midgame_net"),
     else:
         print(f"[2/3] the set network into {net}", flush=True)
         endgame_net.fit_set_net(run, out, variant, epochs, net,
-                                runs / f"{variant}_tail.ckpt", threads)
+                                runs / f"{variant}_tail.ckpt", threads, hidden=hidden,
+                                lr_schedule=lr_schedule)
     print(f"[3/3] the two networks against the heuristic, {hands:,} hands", flush=True)
     return endgame_net.closing_match(
         variant, f"networks:{variant},midgame_net={net},endgame_net={endgame}",
@@ -399,7 +402,8 @@ def main(argv: list[str] | None = None) -> None:
     if args.cmd == "pipeline":
         out = args.out or pipeline_out("midgame_net", args.variant)
         pipeline(args.variant, out, args.runs, args.shards, args.rollouts, args.epochs,
-                 args.hands, args.workers, args.threads, args.tail, args.endgame_net)
+                 args.hands, args.workers, args.threads, args.tail, args.endgame_net,
+                 hidden=args.hidden, lr_schedule=args.lr_schedule)
         return
     if args.cmd == "noise":
         settings = [(args.rollouts[0], None)] + \

@@ -144,6 +144,30 @@ def test_a_fit_stopped_and_resumed_from_its_checkpoint_is_the_same_fit(tmp_path)
         fit(*args, lr_schedule="linear")
 
 
+def test_the_pipelines_set_network_takes_its_width_and_schedule(tmp_path) -> None:
+    import csv
+
+    import torch
+
+    from experiments.endgame_net import fit_set_net, main
+
+    run = tmp_path / "run"
+    run.mkdir()
+    collect_shard(("casino", 6, 3, run / "shard_000.npz"))
+    row = fit_set_net(run, tmp_path / "out", "casino", 1, tmp_path / "net.pt",
+                      tmp_path / "fit.ckpt", 1, hidden=16, lr_schedule="constant")
+    assert row["hidden"] == 16 and row["lr_schedule"] == "constant" and row["epochs"] == 1
+    meta = torch.load(tmp_path / "net.pt")["meta"]
+    assert meta["kind"] == "set" and meta["hidden"] == 16 and meta["layers"] == 2
+    fit_set_net(run, tmp_path / "out", "casino", 1, tmp_path / "net2.pt", tmp_path / "f2.ckpt",
+                1)  # the defaults: 64 wide, cosine
+    with (tmp_path / "out" / "fits.csv").open() as f:
+        assert [(r["hidden"], r["lr_schedule"]) for r in csv.DictReader(f)] == \
+            [("16", "constant"), ("64", "cosine")]
+    with pytest.raises(SystemExit):  # argparse names the bad choice
+        main(["pipeline", "--lr-schedule", "linear"])
+
+
 def test_the_pipeline_collects_fits_and_plays_then_resumes_without_redoing(tmp_path) -> None:
     import json
 
