@@ -392,6 +392,12 @@ NETWORK_ALONE_MATCHES = (
     ("heuristic", "exit/networks_casino_v_heuristic"),
     (UNSEEN, "exit/general/networks_casino_v_unseen_heuristic"),
     ("search (shipped, 400 rollouts)", "exit/general/networks_tail60_set_big_v_search_casino"),
+)) + tuple(("casino", f"`networks:casino` with another last deal: {what} (257k decisions, "
+           "8 epochs; played from runs/endgame_net/set/)", "heuristic",
+            f"exit/networks_{name}_v_heuristic_casino") for name, what in (
+    ("cos64", "64 wide, cosine (cos64_net.pt)"),
+    ("const64", "64 wide, constant rate (const64_net.pt)"),
+    ("wide128", "128 wide, cosine (wide128_net.pt)"),
 )) + tuple(row for preset in ("royal", "dominican") for row in (
     (preset, f"cloned policy alone (train/{preset}/model.zip)", "heuristic",
      f"exit/endgame_net_{preset}_pipeline/cloned_alone_v_heuristic"),
