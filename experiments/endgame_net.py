@@ -49,8 +49,9 @@ choice loses; ``fit --card-weights`` weighs decisions by the cards in hand.
 
 ``pipeline --variant V`` does one preset's network-alone last deal end to end, each step
 resumed where it stopped: 4 tree shards (seed 7), 24 play-out shards of 20 walks (seed 9), the
-set network (64 wide, 2 layers, cosine, 6 epochs, a checkpoint each epoch), then the cloned
-policy with it against the heuristic (2,000 hands, seed 21).
+set network (64 wide, 2 layers, cosine, 6 epochs, a checkpoint each epoch; ``--hidden`` and
+``--lr-schedule`` change the first two), then the cloned policy with it against the heuristic
+(2,000 hands, seed 21).
 
 Files: ``RUN/shard_<k>.npz``; in ``OUT``: ``fits.csv`` (a row per fit) and ``summary.md``;
 ``online``: ``online.csv`` and ``online.md``.
