@@ -30,9 +30,11 @@ ROOT = Path(__file__).resolve().parents[1]  # the checkout: the files below are 
 SHIPPED: dict[str, tuple[str, str]] = {
     "casino": ("experiments/results/exit/midgame_net_casino/tail60_net.pt",
                "experiments/results/exit/endgame_net_casino_set/set_big_net.pt"),
-} | {  # the presets made by ``python -m experiments.midgame_net pipeline --variant V``
+} | {  # the presets made by ``python -m experiments.midgame_net pipeline --variant V``, their
+    # last deal fitted again by ``endgame_net pipeline --variant V --lr-schedule constant
+    # --epochs 8`` (twenty-sixth session; dominican with --walk-shards 40)
     v: (f"experiments/results/exit/midgame_net_{v}_pipeline/tail_net.pt",
-        f"experiments/results/exit/endgame_net_{v}_pipeline/set_net.pt")
+        f"experiments/results/exit/endgame_net_{v}_const/set_net.pt")
     for v in ("royal", "dominican")}
 
 

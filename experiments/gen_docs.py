@@ -127,13 +127,13 @@ PROTOCOL_RUNS = tuple((f"cloned_{v}", f"train/{v}", f"{v}, cloned") for v in (
      "training decisions of the 60 shards (tail60_net.pt)"),
     ("networks_royal", None, "royal, `networks:royal` (two value networks, no policy)",
      "before the last deal: a set network fitted in 39 min to 312k decisions valued by 32 "
-     "rollouts to a learned deal-boundary value; last deal: one fitted in 33 min to 283k "
-     "exact decisions"),
+     "rollouts to a learned deal-boundary value; last deal: one fitted in 40 min to 283k "
+     "exact decisions (a constant rate, 8 epochs)"),
     ("networks_dominican", None,
      "dominican, `networks:dominican` (two value networks, no policy)",
      "before the last deal: a set network fitted in 29 min to 298k decisions valued by 32 "
-     "rollouts to a learned deal-boundary value; last deal: one fitted in 12 min to 151k "
-     "exact decisions"),
+     "rollouts to a learned deal-boundary value; last deal: one fitted in 24 min to 232k "
+     "exact decisions (a constant rate, 8 epochs)"),
     ("scratch_casino_s0", "scratch/casino_s0", "casino, RL from scratch (MLP, seed 0)"),
     ("sums_casino_s0", "scratch/sums_casino_s0",
      "casino, RL from scratch (move scorer, table sums, seed 0)"),
@@ -407,7 +407,15 @@ NETWORK_ALONE_MATCHES = (
      "tail_net.pt, the last deal the set network above", "heuristic",
      f"exit/midgame_net_{preset}_pipeline/networks_v_heuristic"),
     (preset, f"`networks:{preset}` (the two networks above)", UNSEEN,
-     f"exit/general/networks_{preset}_v_unseen_heuristic")))
+     f"exit/general/networks_{preset}_v_unseen_heuristic"),
+    # the twenty-sixth session's refit of the last deal: a constant rate, 8 epochs
+    (preset, "cloned policy, last deal by the set network refitted at a constant rate, 8 "
+     f"epochs (endgame_net_{preset}_const/set_net.pt)", "heuristic",
+     f"exit/endgame_net_{preset}_const/network_alone_v_heuristic"),
+    (preset, "two value networks: tail_net.pt before the last deal, the refitted set network "
+     "above on it", "heuristic", f"exit/networks_{preset}_const_v_heuristic"),
+    (preset, "the same two networks", UNSEEN,
+     f"exit/general/networks_{preset}_const_v_unseen_heuristic")))
 
 
 # Issue 18's generality check: the guided agent, the search on a boundary value (and the shipped
