@@ -406,7 +406,8 @@ NETWORK_ALONE_MATCHES = (
     (preset, "two value networks, no policy, of `midgame_net pipeline`: before the last deal "
      "tail_net.pt, the last deal the set network above", "heuristic",
      f"exit/midgame_net_{preset}_pipeline/networks_v_heuristic"),
-    (preset, f"`networks:{preset}` (the two networks above)", UNSEEN,
+    (preset, f"the two networks above (`networks:{preset}` until the twenty-sixth session)",
+     UNSEEN,
      f"exit/general/networks_{preset}_v_unseen_heuristic"),
     # the twenty-sixth session's refit of the last deal: a constant rate, 8 epochs
     (preset, "cloned policy, last deal by the set network refitted at a constant rate, 8 "
@@ -414,7 +415,7 @@ NETWORK_ALONE_MATCHES = (
      f"exit/endgame_net_{preset}_const/network_alone_v_heuristic"),
     (preset, "two value networks: tail_net.pt before the last deal, the refitted set network "
      "above on it", "heuristic", f"exit/networks_{preset}_const_v_heuristic"),
-    (preset, "the same two networks", UNSEEN,
+    (preset, f"the same two networks (`networks:{preset}` since then)", UNSEEN,
      f"exit/general/networks_{preset}_const_v_unseen_heuristic")))
 
 
