@@ -28,8 +28,10 @@ from .scripted import HeuristicAgent
 ROOT = Path(__file__).resolve().parents[1]  # the checkout: the files below are committed
 # preset -> (before the last deal, on the last deal); how each was made: docs/expert_iteration.md
 SHIPPED: dict[str, tuple[str, str]] = {
+    # casino's last deal: the large data (16 tree, 52 play-out shards) at a constant rate, 8
+    # epochs (twenty-seventh session; set_big_net.pt before)
     "casino": ("experiments/results/exit/midgame_net_casino/tail60_net.pt",
-               "experiments/results/exit/endgame_net_casino_set/set_big_net.pt"),
+               "experiments/results/exit/endgame_net_casino_const/set_net.pt"),
 } | {  # the presets made by ``python -m experiments.midgame_net pipeline --variant V``, their
     # last deal fitted again by ``endgame_net pipeline --variant V --lr-schedule constant
     # --epochs 8`` (twenty-sixth session; dominican with --walk-shards 40)

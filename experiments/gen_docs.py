@@ -124,7 +124,8 @@ PROTOCOL_RUNS = tuple((f"cloned_{v}", f"train/{v}", f"{v}, cloned") for v in (
      "exact decisions; each picks among the heuristic's 8 best-scored moves"),
     ("networks_casino", None, "casino, `networks:casino` (two value networks, no policy)",
      "as the row above, the network before the last deal fitted in 31 min to all 324k "
-     "training decisions of the 60 shards (tail60_net.pt)"),
+     "training decisions of the 60 shards (tail60_net.pt); the last deal fitted again in 66 "
+     "min to 646k exact decisions (a constant rate, 8 epochs)"),
     ("networks_royal", None, "royal, `networks:royal` (two value networks, no policy)",
      "before the last deal: a set network fitted in 39 min to 312k decisions valued by 32 "
      "rollouts to a learned deal-boundary value; last deal: one fitted in 40 min to 283k "
@@ -387,8 +388,9 @@ NETWORK_ALONE_MATCHES = (
     ("casino", "two value networks, no policy: before the last deal tail44_net.pt (264k "
      "rollout-valued decisions), the last deal set_big_net.pt", "search (shipped, 400 rollouts)",
      "exit/general/networks_tail44_set_big_v_search_casino"),
-) + tuple(("casino", "`networks:casino`: before the last deal tail60_net.pt, the last deal "
-           "set_big_net.pt (5,000 hands)", opponent, folder) for opponent, folder in (
+) + tuple(("casino", "`networks:casino` until the twenty-seventh session: before the last deal "
+           "tail60_net.pt, the last deal set_big_net.pt (5,000 hands)", opponent, folder)
+          for opponent, folder in (
     ("heuristic", "exit/networks_casino_v_heuristic"),
     (UNSEEN, "exit/general/networks_casino_v_unseen_heuristic"),
     ("search (shipped, 400 rollouts)", "exit/general/networks_tail60_set_big_v_search_casino"),
@@ -416,7 +418,21 @@ NETWORK_ALONE_MATCHES = (
     (preset, "two value networks: tail_net.pt before the last deal, the refitted set network "
      "above on it", "heuristic", f"exit/networks_{preset}_const_v_heuristic"),
     (preset, f"the same two networks (`networks:{preset}` since then)", UNSEEN,
-     f"exit/general/networks_{preset}_const_v_unseen_heuristic")))
+     f"exit/general/networks_{preset}_const_v_unseen_heuristic"),
+    (preset, f"the same two networks (`networks:{preset}`)", "search (shipped, 400 rollouts)",
+     f"exit/general/networks_{preset}_v_search"))) + (
+    # the twenty-seventh session's refit of casino's last deal: the large data, a constant rate
+    ("casino", "cloned policy, last deal by a set network fitted again to 679k exact decisions "
+     "(16 tree, 52 play-out shards) at a constant rate, 8 epochs "
+     "(endgame_net_casino_const/set_net.pt)", "heuristic",
+     "exit/endgame_net_casino_const/network_alone_v_heuristic"),
+    ("casino", "two value networks: tail60_net.pt before the last deal, that set network on it "
+     "(`networks:casino` since the twenty-seventh session)", "heuristic",
+     "exit/networks_casino_const_v_heuristic"),
+    ("casino", "the same two networks (`networks:casino`)", UNSEEN,
+     "exit/general/networks_casino_const_v_unseen_heuristic"),
+    ("casino", "the same two networks (`networks:casino`)", "search (shipped, 400 rollouts)",
+     "exit/general/networks_casino_const_v_search"))
 
 
 # Issue 18's generality check: the guided agent, the search on a boundary value (and the shipped

@@ -91,4 +91,4 @@ def test_it_is_a_known_name_with_its_own_options() -> None:
     # a given file replaces the shipped one of its scope only
     mixed = make_agent(f"networks:casino,midgame_net={MID.replace('tail60', 'tail44')}")
     assert mixed.midgame_net.path.endswith("tail44_net.pt")
-    assert mixed.endgame_net.path.endswith("set_big_net.pt")
+    assert mixed.endgame_net.path.endswith("endgame_net_casino_const/set_net.pt")
