@@ -357,6 +357,7 @@ HEURISTIC_ENDGAME_MATCHES = tuple(
 # last deal (both networks, no search), 2,000 hands on the same deals against the heuristic and
 # against a tuning of it no network was trained with or against.
 UNSEEN = "`heuristic:threat=0.3,residue=0.5` (another tuning)"
+SHIPPED_SEARCH = "search (shipped, 400 rollouts)"
 NETWORK_ALONE_MATCHES = (
     ("casino", "cloned policy alone (train/casino/model.zip)", "heuristic",
      "exit/cloned_v_heuristic_casino_s21"),
@@ -386,14 +387,14 @@ NETWORK_ALONE_MATCHES = (
      "rollout-valued decisions), the last deal set_big_net.pt", UNSEEN,
      "exit/general/networks_tail44_set_big_v_unseen_heuristic_casino"),
     ("casino", "two value networks, no policy: before the last deal tail44_net.pt (264k "
-     "rollout-valued decisions), the last deal set_big_net.pt", "search (shipped, 400 rollouts)",
+     "rollout-valued decisions), the last deal set_big_net.pt", SHIPPED_SEARCH,
      "exit/general/networks_tail44_set_big_v_search_casino"),
 ) + tuple(("casino", "`networks:casino` until the twenty-seventh session: before the last deal "
            "tail60_net.pt, the last deal set_big_net.pt (5,000 hands)", opponent, folder)
           for opponent, folder in (
     ("heuristic", "exit/networks_casino_v_heuristic"),
     (UNSEEN, "exit/general/networks_casino_v_unseen_heuristic"),
-    ("search (shipped, 400 rollouts)", "exit/general/networks_tail60_set_big_v_search_casino"),
+    (SHIPPED_SEARCH, "exit/general/networks_tail60_set_big_v_search_casino"),
 )) + tuple(("casino", f"`networks:casino` with another last deal: {what} (257k decisions, "
            "8 epochs; played from runs/endgame_net/set/)", "heuristic",
             f"exit/networks_{name}_v_heuristic_casino") for name, what in (
@@ -419,7 +420,7 @@ NETWORK_ALONE_MATCHES = (
      "above on it", "heuristic", f"exit/networks_{preset}_const_v_heuristic"),
     (preset, f"the same two networks (`networks:{preset}` since then)", UNSEEN,
      f"exit/general/networks_{preset}_const_v_unseen_heuristic"),
-    (preset, f"the same two networks (`networks:{preset}`)", "search (shipped, 400 rollouts)",
+    (preset, f"the same two networks (`networks:{preset}`)", SHIPPED_SEARCH,
      f"exit/general/networks_{preset}_v_search"))) + (
     # the twenty-seventh session's refit of casino's last deal: the large data, a constant rate
     ("casino", "cloned policy, last deal by a set network fitted again to 679k exact decisions "
@@ -428,11 +429,10 @@ NETWORK_ALONE_MATCHES = (
      "exit/endgame_net_casino_const/network_alone_v_heuristic"),
     ("casino", "two value networks: tail60_net.pt before the last deal, that set network on it "
      "(`networks:casino` since the twenty-seventh session)", "heuristic",
-     "exit/networks_casino_const_v_heuristic"),
-    ("casino", "the same two networks (`networks:casino`)", UNSEEN,
-     "exit/general/networks_casino_const_v_unseen_heuristic"),
-    ("casino", "the same two networks (`networks:casino`)", "search (shipped, 400 rollouts)",
-     "exit/general/networks_casino_const_v_search"))
+     "exit/networks_casino_const_v_heuristic")) + tuple(
+    ("casino", "the same two networks (`networks:casino`)", opponent,
+     f"exit/general/networks_casino_const_v_{slug}")
+    for opponent, slug in ((UNSEEN, "unseen_heuristic"), (SHIPPED_SEARCH, "search")))
 
 
 # Issue 18's generality check: the guided agent, the search on a boundary value (and the shipped
