@@ -240,11 +240,34 @@ def _compiled(net):  # -> torch.nn.Module
             return net
 
 
+def _load_member(path: str, option: str) -> tuple:  # -> (torch.nn.Module, dict)
+    """One saved network (``save_net``) and its meta, compiled for play."""
+    import torch
+
+    p = Path(path)
+    if not p.is_file():
+        raise ValueError(f"{option}: no such file {path!r} (experiments.endgame_net "
+                         f"fit --save PATH writes one)")
+    try:
+        saved = torch.load(p, map_location="cpu", weights_only=True)
+        meta = saved["meta"]
+        rules = new_game(meta["variant"], 2, seed=0).rules
+        net = build_net(meta, rules)
+        net.load_state_dict({k: v.float() for k, v in saved["state_dict"].items()})
+    except Exception as e:  # a foreign or corrupt file: torch raises many kinds
+        raise ValueError(f"{option} {path}: not an afterstate value network "
+                         f"({type(e).__name__}: {e})") from e
+    net.eval()
+    return _compiled(net), meta
+
+
 class AfterstateNet:
     """A saved afterstate value network (``save_net``), ready to value a view's moves. Its
     ``scope`` (from the file) says where it plays: ``last_deal`` (the two-player last deal)
     or ``before_last`` (every two-player decision before it, among the heuristic's
-    ``candidates`` best-scored moves)."""
+    ``candidates`` best-scored moves). ``path`` may join several files of one preset and
+    scope with ``+`` (``a.pt+b.pt``): an ensemble, valuing each afterstate by their mean (the
+    members' errors partly cancel)."""
 
     def __init__(self, path: str | Path, margin: float = 0.0,
                  option: str = "endgame_net") -> None:
@@ -255,50 +278,51 @@ class AfterstateNet:
         self.margin = check_number("endgame_margin", margin, 0.0)
 
         torch.set_num_threads(1)
-        p = Path(path)
-        if not p.is_file():
-            raise ValueError(f"{option}: no such file {path!r} (experiments.endgame_net "
-                             f"fit --save PATH writes one)")
-        try:
-            saved = torch.load(p, map_location="cpu", weights_only=True)
-            meta = saved["meta"]
-            self.rules = new_game(meta["variant"], 2, seed=0).rules
-            self.net = build_net(meta, self.rules)
-            self.net.load_state_dict({k: v.float() for k, v in saved["state_dict"].items()})
-        except Exception as e:  # a foreign or corrupt file: torch raises many kinds
-            raise ValueError(f"{option} {path}: not an afterstate value network "
-                             f"({type(e).__name__}: {e})") from e
-        self.net.eval()
-        self.net = _compiled(self.net)
+        paths = str(path).split("+") if not Path(path).is_file() else [str(path)]
+        self.members = [_load_member(p.strip(), option) for p in paths]
+        self.net, meta = self.members[0]
         self.meta = meta
         self.path = str(path)
         self.option = option  # the agent option that named it, for messages
+        self.rules = new_game(meta["variant"], 2, seed=0).rules
         self.layout = layout_of(self.rules)
         self.scope = meta.get("scope", LAST_DEAL)
         if self.scope not in SCOPES:
             raise ValueError(f"{option} {path}: unknown scope {self.scope!r} (known: "
                              f"{', '.join(SCOPES)})")
         self.candidates = int(meta.get("candidates", 0))
+        for p, (_, m) in zip(paths[1:], self.members[1:]):
+            for key, default in (("variant", None), ("scope", LAST_DEAL), ("candidates", 0)):
+                if m.get(key, default) != meta.get(key, default):
+                    raise ValueError(f"{option} {path}: an ensemble's networks must share "
+                                     f"their {key} ({paths[0]}: {meta.get(key, default)!r}, "
+                                     f"{p}: {m.get(key, default)!r})")
         if self.scope == BEFORE_LAST and self.margin:
             raise ValueError("endgame_margin: a margin over the heuristic's move applies to a "
                              f"last-deal network; {path} plays before the last deal")
 
     def values(self, st: State, moves: list[Move], scores: list[float] | None = None
                ) -> np.ndarray:
-        """The predicted hand point difference for the mover after each of ``moves``
-        (``scores``: the heuristic's scores of them, if already known)."""
+        """The predicted hand point difference for the mover after each of ``moves`` (the
+        members' mean; ``scores``: the heuristic's scores of them, if already known)."""
         import torch
 
         me = st.current
         hidden = self.scope == BEFORE_LAST
-        x = np.stack([afterstate_row(self.layout, play(st, m, deal_next=False), me, hidden)
-                      for m in moves])
-        if self.meta.get("heuristic_scores"):
-            x = np.hstack([x, heuristic_columns(st, moves, scores)])
-        inputs, base = net_inputs(self.rules, x, self.meta["residual"], self.meta["ranks"])
-        with torch.inference_mode():
-            out = self.net(torch.from_numpy(inputs)).squeeze(-1).numpy()
-        return out + base
+        rows = np.stack([afterstate_row(self.layout, play(st, m, deal_next=False), me, hidden)
+                         for m in moves])
+        total = None
+        for net, meta in self.members:
+            x = rows
+            if meta.get("heuristic_scores"):
+                if scores is None:
+                    scores = _scorer().scores(PlayerView(st, st.current), moves)
+                x = np.hstack([rows, heuristic_columns(st, moves, scores)])
+            inputs, base = net_inputs(self.rules, x, meta["residual"], meta["ranks"])
+            with torch.inference_mode():
+                out = net(torch.from_numpy(inputs)).squeeze(-1).numpy() + base
+            total = out if total is None else total + out
+        return total if len(self.members) == 1 else total / len(self.members)
 
     def choose(self, view: PlayerView, moves: list[Move]) -> Move | None:
         """The move to the best-valued afterstate where the network plays (its ``scope``: the

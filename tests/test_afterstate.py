@@ -223,3 +223,27 @@ def test_the_compiled_network_gives_the_eager_ones_values_bit_for_bit(tmp_path) 
         with torch.no_grad():
             want = eager(torch.from_numpy(inputs)).squeeze(-1).numpy() + base
         assert np.array_equal(net.values(st, moves), want)
+
+
+def test_an_ensemble_values_each_afterstate_by_its_members_mean(tmp_path) -> None:
+    """``a.pt+b.pt``: one network of the members, valuing by the mean of theirs (the agents
+    take it wherever they take a path); members of other presets or scopes are refused."""
+    a, _ = _set_net(tmp_path / "a.pt", seed=1)
+    b, _ = _set_net(tmp_path / "b.pt", seed=2)
+    one, two, both = AfterstateNet(a), AfterstateNet(b), AfterstateNet(f"{a}+{b}")
+    assert len(both.members) == 2 and both.scope == one.scope
+    for seed in range(3):
+        st = _last_deal(seed)
+        moves = legal_moves(st)
+        va, vb, mean = one.values(st, moves), two.values(st, moves), both.values(st, moves)
+        assert not np.allclose(va, vb)  # the members differ, so the mean is not either one
+        assert mean == pytest.approx((va + vb) / 2, abs=1e-6)
+        chosen = both.choose(PlayerView(st, st.current), moves)
+        assert mean[moves.index(chosen)] == max(mean)
+    agent = make_agent(f"heuristic:endgame_net={a}+{b}", seed=0)
+    assert len(agent.endgame_net.members) == 2
+    royal = _zero_net(tmp_path / "royal.pt", "royal")
+    with pytest.raises(ValueError, match="an ensemble's networks must share their variant"):
+        AfterstateNet(f"{a}+{royal}")
+    with pytest.raises(ValueError, match="endgame_net: no such file 'nope.pt'"):
+        AfterstateNet(f"{a}+nope.pt")
