@@ -33,11 +33,12 @@ SHIPPED: dict[str, tuple[str, str]] = {
     "casino": ("experiments/results/exit/midgame_net_casino/tail60_net.pt",
                "experiments/results/exit/endgame_net_casino_const/set_net.pt"),
 } | {  # the presets made by ``python -m experiments.midgame_net pipeline --variant V``, their
-    # last deal fitted again by ``endgame_net pipeline --variant V --lr-schedule constant
-    # --epochs 8`` (twenty-sixth session; dominican with --walk-shards 40)
+    # last deal by ``endgame_net pipeline --variant V --lr-schedule constant --epochs 8``
+    # (royal and dominican fitted again so in the twenty-sixth session, dominican with
+    # --walk-shards 40; spade made so in the twenty-eighth, its before-last on 30 shards)
     v: (f"experiments/results/exit/midgame_net_{v}_pipeline/tail_net.pt",
         f"experiments/results/exit/endgame_net_{v}_const/set_net.pt")
-    for v in ("royal", "dominican")}
+    for v in ("royal", "dominican", "spade")}
 
 
 @cache

@@ -432,7 +432,17 @@ NETWORK_ALONE_MATCHES = (
      "exit/networks_casino_const_v_heuristic")) + tuple(
     ("casino", "the same two networks (`networks:casino`)", opponent,
      f"exit/general/networks_casino_const_v_{slug}")
-    for opponent, slug in ((UNSEEN, "unseen_heuristic"), (SHIPPED_SEARCH, "search")))
+    for opponent, slug in ((UNSEEN, "unseen_heuristic"), (SHIPPED_SEARCH, "search"))) + (
+    # the twenty-eighth session's spade: the last deal at a constant rate, 8 epochs, then the
+    # network before it on 30 shards (``midgame_net pipeline --shards 30``)
+    ("spade", "cloned policy, last deal by the set network of `pipeline` at a constant rate, "
+     "8 epochs (endgame_net_spade_const/set_net.pt)", "heuristic",
+     "exit/endgame_net_spade_const/network_alone_v_heuristic"),
+    ("spade", "two value networks (`networks:spade`): before the last deal tail_net.pt (30 "
+     "shards), the set network above on it", "heuristic",
+     "exit/midgame_net_spade_pipeline/networks_v_heuristic"),
+    ("spade", "the same two networks (`networks:spade`)", UNSEEN,
+     "exit/general/networks_spade_v_unseen_heuristic"))
 
 
 # Issue 18's generality check: the guided agent, the search on a boundary value (and the shipped

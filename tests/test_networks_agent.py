@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from agents import known_agents, make_agent
-from agents.afterstate import top_candidates
+from agents.afterstate import BEFORE_LAST, LAST_DEAL, top_candidates
 from agents.endgame import perfect_information
 from agents.networks import SHIPPED
 from agents.scripted import HeuristicAgent
@@ -55,7 +55,7 @@ def test_before_the_last_deal_it_picks_among_the_heuristics_eight_best() -> None
 
 def test_presets_and_rules_without_shipped_networks_are_named() -> None:
     with pytest.raises(ValueError, match=r"no networks ship for 'tuxedo' "
-                                         r"\(shipped: casino, royal, dominican\); "
+                                         r"\(shipped: casino, royal, dominican, spade\); "
                                          "give midgame_net=PATH and endgame_net=PATH"):
         make_agent("networks:tuxedo")
     with pytest.raises(ValueError, match="unknown preset"):
@@ -92,3 +92,26 @@ def test_it_is_a_known_name_with_its_own_options() -> None:
     mixed = make_agent(f"networks:casino,midgame_net={MID.replace('tail60', 'tail44')}")
     assert mixed.midgame_net.path.endswith("tail44_net.pt")
     assert mixed.endgame_net.path.endswith("endgame_net_casino_const/set_net.pt")
+
+
+def test_spade_plays_its_own_shipped_networks() -> None:
+    """``networks:spade`` (twenty-eighth session): spade's two networks, each of its scope,
+    each choosing some of a spade hand's legal moves; a casino game is refused by name."""
+    agent = make_agent("networks:spade", seed=0)
+    mid, end = agent.midgame_net, agent.endgame_net
+    assert (mid.scope, end.scope) == (BEFORE_LAST, LAST_DEAL)
+    assert mid.meta["variant"] == end.meta["variant"] == "spade"
+    chose = {BEFORE_LAST: 0, LAST_DEAL: 0}
+    st = new_game("spade", 2, seed=4)
+    start = st.hand_points
+    while st.hand_points is start and not st.game_over:
+        view = PlayerView(st, st.current)
+        moves = view.legal_moves()
+        for net in (mid, end):
+            chose[net.scope] += net.choose(view, moves) is not None
+        move = agent.choose(view)
+        assert move in moves
+        st = apply_move(st, move)
+    assert chose[BEFORE_LAST] > 5 and chose[LAST_DEAL] > 0
+    with pytest.raises(ValueError, match="these networks were fitted on spade"):
+        agent.choose(PlayerView(new_game("casino", 2, seed=0), 0))
