@@ -240,8 +240,8 @@ def _compiled(net):  # -> torch.nn.Module
             return net
 
 
-def _load_member(path: str, option: str) -> tuple:  # -> (torch.nn.Module, dict)
-    """One saved network (``save_net``) and its meta, compiled for play."""
+def _load_member(path: str, option: str) -> tuple:  # -> (torch.nn.Module, dict, Rules)
+    """One saved network (``save_net``), its meta and its game's rules, compiled for play."""
     import torch
 
     p = Path(path)
@@ -258,7 +258,7 @@ def _load_member(path: str, option: str) -> tuple:  # -> (torch.nn.Module, dict)
         raise ValueError(f"{option} {path}: not an afterstate value network "
                          f"({type(e).__name__}: {e})") from e
     net.eval()
-    return _compiled(net), meta
+    return _compiled(net), meta, rules
 
 
 class AfterstateNet:
@@ -280,18 +280,17 @@ class AfterstateNet:
         torch.set_num_threads(1)
         paths = str(path).split("+") if not Path(path).is_file() else [str(path)]
         self.members = [_load_member(p.strip(), option) for p in paths]
-        self.net, meta = self.members[0]
+        self.net, meta, self.rules = self.members[0]
         self.meta = meta
         self.path = str(path)
         self.option = option  # the agent option that named it, for messages
-        self.rules = new_game(meta["variant"], 2, seed=0).rules
         self.layout = layout_of(self.rules)
         self.scope = meta.get("scope", LAST_DEAL)
         if self.scope not in SCOPES:
             raise ValueError(f"{option} {path}: unknown scope {self.scope!r} (known: "
                              f"{', '.join(SCOPES)})")
         self.candidates = int(meta.get("candidates", 0))
-        for p, (_, m) in zip(paths[1:], self.members[1:]):
+        for p, (_, m, _) in zip(paths[1:], self.members[1:]):
             for key, default in (("variant", None), ("scope", LAST_DEAL), ("candidates", 0)):
                 if m.get(key, default) != meta.get(key, default):
                     raise ValueError(f"{option} {path}: an ensemble's networks must share "
@@ -312,7 +311,7 @@ class AfterstateNet:
         rows = np.stack([afterstate_row(self.layout, play(st, m, deal_next=False), me, hidden)
                          for m in moves])
         total = None
-        for net, meta in self.members:
+        for net, meta, _ in self.members:
             x = rows
             if meta.get("heuristic_scores"):
                 if scores is None:
