@@ -16,7 +16,7 @@ evaluation); the network predicts what play adds to the static lead."""
 from __future__ import annotations
 
 import random
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -81,6 +81,30 @@ def static_leads(rules: Rules, x: np.ndarray) -> np.ndarray:
     return out
 
 
+@lru_cache(maxsize=1 << 16)
+def _pile_lead(rules: Rules, mine: int, other: int, my_sweeps: int, other_sweeps: int
+               ) -> float:
+    """``static_leads``' number for one pair of piles and sweep counts (memoised: a trail
+    leaves the piles as they were, so positions of a hand share them)."""
+    from casino_env.engine.scoring import awards
+
+    return float(sum(p if s == 0 else -p for _, s, p in
+                     awards(rules, (mine, other), (my_sweeps, other_sweeps))))
+
+
+def static_leads_of(rules: Rules, afters: list[State], me: int) -> np.ndarray:
+    """``static_leads`` of the rows of ``afters`` seen from seat ``me``, read from the states
+    instead of the rows (the same numbers: the other sides' piles as one, sweeps counted to
+    10 as the observation has them); two-player games."""
+    side = rules.side(me)
+    out = np.empty(len(afters), np.float32)
+    for i, st in enumerate(afters):
+        piles, sweeps = st.pile_masks, st.sweeps
+        out[i] = _pile_lead(rules, piles[side], piles[1 - side],
+                            min(sweeps[side], 10), min(sweeps[1 - side], 10))
+    return out
+
+
 def rank_counts(rules: Rules, x: np.ndarray) -> np.ndarray:
     """Per rank, the cards of it in my hand, loose on the table and in the opponent's hand
     (13 columns each, suits summed): what captures and builds add up, suit-blind."""
@@ -95,11 +119,14 @@ def rank_counts(rules: Rules, x: np.ndarray) -> np.ndarray:
                       ranks(x[:, layout.size:layout.size + 52])]).astype(np.float32)
 
 
-def net_inputs(rules: Rules, x: np.ndarray, residual: bool, ranks: bool
-               ) -> tuple[np.ndarray, np.ndarray]:
+def net_inputs(rules: Rules, x: np.ndarray, residual: bool, ranks: bool,
+               leads: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The network's inputs for rows ``x`` and the base its output is added to (the static
-    lead, or zeros without ``residual``)."""
-    base = static_leads(rules, x) if residual else np.zeros(len(x), np.float32)
+    lead, or zeros without ``residual``; ``leads``: the rows' static leads, if known)."""
+    if not residual:
+        base = np.zeros(len(x), np.float32)
+    else:
+        base = static_leads(rules, x) if leads is None else leads
     parts = [x] + ([base[:, None] / 10] if residual else []) + \
         ([rank_counts(rules, x)] if ranks else [])
     return np.hstack(parts).astype(np.float32), base
@@ -161,7 +188,7 @@ def set_value_net(rules: Rules, width: int, dim: int = 64, layers: int = 2,
     class SetValueNet(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            # plain ints, so that TorchScript compiles the forward pass (``AfterstateNet``)
+            # where the planes lie in a row
             self.hand_at, self.table_at, self.opp_at = o["hand"], o["table"], size
             self.multiple, self.owner = o["build_multiple"], o["build_owner"]
             self.max_value = MAX_VALUE
@@ -222,27 +249,15 @@ def save_net(path: Path, net, meta: dict) -> None:
     torch.save({"meta": meta, "state_dict": state}, path)
 
 
-def _compiled(net):  # -> torch.nn.Module
-    """``net`` compiled by TorchScript: the same numbers, bit for bit, in about half the time
-    on a decision's few rows (most of an eager pass is Python between the operations). Torch
-    marks ``torch.jit.script`` deprecated (its successors need a compiler toolchain or are no
-    faster here), so the warning is silenced, and ``net`` is kept as it is if it will not
-    compile."""
-    import warnings
-
+def _load_member(path: str, option: str) -> tuple:  # -> (forward pass, dict, Rules)
+    """One saved network (``save_net``), its meta and its game's rules, its forward pass in
+    numpy for play (``agents.numpy_nets``: the same function, without torch's per-operation
+    cost on a decision's few rows)."""
     import torch
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        try:
-            return torch.jit.script(net)
-        except Exception:  # a torch without TorchScript: the eager network, slower
-            return net
+    from casino_env.encoding import MAX_VALUE
 
-
-def _load_member(path: str, option: str) -> tuple:  # -> (torch.nn.Module, dict, Rules)
-    """One saved network (``save_net``), its meta and its game's rules, compiled for play."""
-    import torch
+    from .numpy_nets import numpy_net
 
     p = Path(path)
     if not p.is_file():
@@ -253,12 +268,15 @@ def _load_member(path: str, option: str) -> tuple:  # -> (torch.nn.Module, dict,
         meta = saved["meta"]
         rules = new_game(meta["variant"], 2, seed=0).rules
         net = build_net(meta, rules)
-        net.load_state_dict({k: v.float() for k, v in saved["state_dict"].items()})
+        state = {k: v.float() for k, v in saved["state_dict"].items()}
+        net.load_state_dict(state)  # checks the names and shapes against ``meta``'s network
     except Exception as e:  # a foreign or corrupt file: torch raises many kinds
         raise ValueError(f"{option} {path}: not an afterstate value network "
                          f"({type(e).__name__}: {e})") from e
-    net.eval()
-    return _compiled(net), meta, rules
+    layout = layout_of(rules)
+    offsets = dict(layout.offset, opp=layout.size)
+    forward = numpy_net(meta, {k: v.numpy() for k, v in state.items()}, offsets, MAX_VALUE)
+    return forward, meta, rules
 
 
 class AfterstateNet:
@@ -271,13 +289,9 @@ class AfterstateNet:
 
     def __init__(self, path: str | Path, margin: float = 0.0,
                  option: str = "endgame_net") -> None:
-        import torch
-
         # depart from the heuristic's move only for an afterstate valued at least this many
         # points above the heuristic's (0: always play the best-valued one)
         self.margin = check_number("endgame_margin", margin, 0.0)
-
-        torch.set_num_threads(1)
         paths = str(path).split("+") if not Path(path).is_file() else [str(path)]
         self.members = [_load_member(p.strip(), option) for p in paths]
         self.net, meta, self.rules = self.members[0]
@@ -304,12 +318,11 @@ class AfterstateNet:
                ) -> np.ndarray:
         """The predicted hand point difference for the mover after each of ``moves`` (the
         members' mean; ``scores``: the heuristic's scores of them, if already known)."""
-        import torch
-
         me = st.current
         hidden = self.scope == BEFORE_LAST
-        rows = np.stack([afterstate_row(self.layout, play(st, m, deal_next=False), me, hidden)
-                         for m in moves])
+        afters = [play(st, m, deal_next=False) for m in moves]
+        rows = np.stack([afterstate_row(self.layout, a, me, hidden) for a in afters])
+        leads = static_leads_of(self.rules, afters, me)
         total = None
         for net, meta, _ in self.members:
             x = rows
@@ -317,9 +330,8 @@ class AfterstateNet:
                 if scores is None:
                     scores = _scorer().scores(PlayerView(st, st.current), moves)
                 x = np.hstack([rows, heuristic_columns(st, moves, scores)])
-            inputs, base = net_inputs(self.rules, x, meta["residual"], meta["ranks"])
-            with torch.inference_mode():
-                out = net(torch.from_numpy(inputs)).squeeze(-1).numpy() + base
+            inputs, base = net_inputs(self.rules, x, meta["residual"], meta["ranks"], leads)
+            out = net(inputs) + base
             total = out if total is None else total + out
         return total if len(self.members) == 1 else total / len(self.members)
 
@@ -397,4 +409,4 @@ def afterstate_nets(endgame_net: str | None, endgame_margin: float | None,
 __all__ = ["BEFORE_LAST", "LAST_DEAL", "SCOPES", "AfterstateNet", "afterstate_nets",
            "exact_or_learned", "afterstate_row", "build_net", "heuristic_columns",
            "heuristic_pick", "net_inputs", "rank_counts", "save_net", "set_value_net",
-           "static_leads", "top_candidates", "value_net"]
+           "static_leads", "static_leads_of", "top_candidates", "value_net"]

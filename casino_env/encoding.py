@@ -475,13 +475,18 @@ class Layout:
             for k, (start, _) in enumerate(segs):
                 out[start:start + N_CARDS] = planes[k]
         else:
+            # the compact piles plane: mine 1, another side's -1 (unpacked with the rest)
+            unpack = segs + [(o["piles"], others)] if self.compact else segs
             big = 0
-            for k, (_, mask) in enumerate(segs):
+            for k, (_, mask) in enumerate(unpack):
                 big |= mask << (64 * k)
-            bits = np.unpackbits(np.frombuffer(big.to_bytes(8 * len(segs), "little"), np.uint8),
-                                 bitorder="little").reshape(len(segs), 64)
+            bits = np.unpackbits(np.frombuffer(big.to_bytes(8 * len(unpack), "little"),
+                                               np.uint8),
+                                 bitorder="little").reshape(len(unpack), 64)
             for k, (start, _) in enumerate(segs):
                 out[start:start + N_CARDS] = bits[k, :N_CARDS]
+            if self.compact:
+                out[o["piles"]:o["piles"] + N_CARDS] -= bits[-1, :N_CARDS]
         if self.compact:
             ot, op = o["table"], o["piles"]
             for b in st.builds:
@@ -490,9 +495,6 @@ class Layout:
                     out[ot + c] = v
             if double:  # my copy 0.5, another side's -0.25: all six splits of two copies
                 out[op:op + N_CARDS] -= kind_planes([others])[0] / 2  # stay distinct
-            else:
-                for c in bit_list(others):
-                    out[op + c] = -1.0
         if st.pile_ids:
             self._pile_order(st, my_side, out)
         oh = o["hand_sizes"]

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 import pytest
 
@@ -203,26 +205,102 @@ def test_the_policy_with_the_exact_last_deal_plays_the_solvers_move() -> None:
         make_agent(f"ppo:{MODEL},endgame=-1")
 
 
-def test_the_compiled_network_gives_the_eager_ones_values_bit_for_bit(tmp_path) -> None:
-    """``AfterstateNet`` runs its network compiled (TorchScript); the values are the same."""
+def _torch_values(net: AfterstateNet, st, moves) -> np.ndarray:
+    """``net``'s values of ``moves`` computed by the torch module its file describes (the
+    reference for the numpy forward pass ``AfterstateNet`` plays with)."""
     from agents.afterstate import build_net, net_inputs
 
-    path, _ = _set_net(tmp_path / "set.pt", seed=3)
+    module = build_net(net.meta, net.rules)
+    saved = torch.load(net.path, weights_only=True)["state_dict"]
+    module.load_state_dict({k: v.float() for k, v in saved.items()})
+    module.eval()
+    hidden = net.scope != "last_deal"
+    x = np.stack([afterstate_row(net.layout, play(st, m, deal_next=False), st.current, hidden)
+                  for m in moves])
+    if net.meta.get("heuristic_scores"):
+        from agents.afterstate import heuristic_columns
+
+        x = np.hstack([x, heuristic_columns(st, moves)])
+    inputs, base = net_inputs(net.rules, x, net.meta["residual"], net.meta["ranks"])
+    with torch.no_grad():
+        return module(torch.from_numpy(inputs)).squeeze(-1).numpy() + base
+
+
+@pytest.mark.parametrize("kind", ["set", "mlp"])
+def test_the_numpy_forward_pass_gives_the_torch_modules_values(tmp_path, kind) -> None:
+    """``AfterstateNet`` plays with a numpy forward pass (``agents.numpy_nets``) of the saved
+    torch module: the same values to float32 rounding, whatever the rows in the batch."""
+    if kind == "set":
+        path, _ = _set_net(tmp_path / "set.pt", seed=3)
+    else:
+        rules = new_game("casino", 2, seed=0).rules
+        from agents.afterstate import layout_of
+
+        width = layout_of(rules).size + 52 + 1
+        torch.manual_seed(3)
+        path = tmp_path / "mlp.pt"
+        save_net(path, value_net(width, 32), {"variant": "casino", "width": width,
+                                              "hidden": 32, "residual": True, "ranks": False})
     net = AfterstateNet(path)
-    eager = build_net(net.meta, net.rules)
-    saved = torch.load(path, weights_only=True)["state_dict"]
-    eager.load_state_dict({k: v.float() for k, v in saved.items()})
-    eager.eval()
-    assert isinstance(net.net, torch.jit.ScriptModule)
     for seed in range(4):
         st = _last_deal(seed)
         moves = legal_moves(st)
-        x = np.stack([afterstate_row(net.layout, play(st, m, deal_next=False), st.current)
-                      for m in moves])
-        inputs, base = net_inputs(net.rules, x, True, False)
-        with torch.no_grad():
-            want = eager(torch.from_numpy(inputs)).squeeze(-1).numpy() + base
-        assert np.array_equal(net.values(st, moves), want)
+        want = _torch_values(net, st, moves)
+        got = net.values(st, moves)
+        assert got.dtype == np.float32 and got.shape == (len(moves),)
+        assert np.abs(got - want).max() < 1e-4
+        assert np.argmax(got) == np.argmax(want)
+
+
+@pytest.mark.parametrize("variant", ["casino", "spade"])
+def test_a_shipped_networks_numpy_values_are_the_torch_modules(variant) -> None:
+    """The shipped networks (a transformer each side of the last deal) valued in numpy and
+    by torch on real decisions of both scopes: equal to a thousandth of a point, and the
+    same move preferred."""
+    from agents.afterstate import top_candidates
+    from agents.networks import NetworksAgent
+
+    agent = NetworksAgent(variant)
+    h = HeuristicAgent(0)
+    checked = {"last_deal": 0, "before_last": 0}
+    for seed in range(2):
+        st = new_game(variant, 2, seed=seed)
+        start = st.hand_points
+        while st.hand_points is start and not st.game_over:
+            view = PlayerView(st, st.current)
+            moves = legal_moves(st)
+            if len(moves) > 1:
+                net = agent.endgame_net if perfect_information(view) else agent.midgame_net
+                if net.scope == "before_last":
+                    scores = h.scores(view, moves)
+                    moves = [moves[i] for i in top_candidates(scores, net.candidates)]
+                full = view.determinize(random.Random(0))
+                got, want = net.values(full, moves), _torch_values(net, full, moves)
+                assert np.abs(got - want).max() < 1e-3
+                assert np.argmax(got) == np.argmax(want)
+                checked[net.scope] += 1
+            st = apply_move(st, h.choose(view))
+    assert min(checked.values()) >= 5
+
+
+@pytest.mark.parametrize("variant", ["casino", "dominican"])
+def test_static_leads_read_from_the_states_are_those_read_from_the_rows(variant) -> None:
+    """``static_leads_of`` (the afterstates) gives ``static_leads`` (their encoded rows),
+    sweeps included where they score, over every move of four games' decisions."""
+    from agents.afterstate import layout_of, static_leads, static_leads_of
+
+    h, swept = HeuristicAgent(0), 0
+    for seed in range(4):
+        st = new_game(variant, 2, seed=seed)
+        layout = layout_of(st.rules)
+        while not st.game_over:
+            afters = [play(st, m, deal_next=False) for m in legal_moves(st)]
+            rows = np.stack([afterstate_row(layout, a, st.current) for a in afters])
+            assert list(static_leads_of(st.rules, afters, st.current)) == \
+                list(static_leads(st.rules, rows))
+            swept += any(any(a.sweeps) for a in afters)
+            st = apply_move(st, h.choose(PlayerView(st, st.current)))
+    assert swept or not st.rules.sweeps  # casino scores no sweeps; dominican does
 
 
 def test_an_ensemble_values_each_afterstate_by_its_members_mean(tmp_path) -> None:
