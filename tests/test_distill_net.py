@@ -1,0 +1,63 @@
+"""experiments.distill_net: a fast student fitted to a shipped afterstate network's values
+(issue 18: the network alone at 1,000+ decisions a second)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+
+def test_collected_labels_are_the_teachers_values_of_the_rows(tmp_path) -> None:
+    """Each row of a shard is an afterstate as the teacher's network reads it, labelled with
+    the teacher's value of it; a decision's rows are its candidates, the heuristic's pick
+    among them."""
+    from agents.afterstate import net_inputs
+    from experiments.distill_net import collect_shard, teacher
+    from experiments.endgame_net import load
+
+    collect_shard(("casino", "before_last", 2, 5, tmp_path / "shard_000.npz"))
+    d = load(tmp_path)
+    _, net = teacher("casino", "before_last")
+    assert (d["scope"], d["candidates"]) == ("before_last", 8)
+    sizes = np.bincount(d["group"])
+    assert d["decisions"] > 20 and sizes.min() >= 2 and sizes.max() <= 8
+    assert np.array_equal(np.bincount(d["group"], weights=d["heuristic"]), np.ones(len(sizes)))
+    # the stored rows are float16: the teacher's pass over them gives its labels to rounding
+    inputs, base = net_inputs(net.rules, d["x"], True, False)
+    forward = net.members[0][0]
+    assert np.abs(forward(inputs) + base - d["y"]).max() < 0.05
+    assert np.abs(d["x"][:, net.layout.size:net.layout.size + 52]).sum() == 0  # hidden
+
+
+def test_a_student_fits_and_plays_in_the_network_alone_agent(tmp_path) -> None:
+    from agents.networks import NetworksAgent
+    from casino_env.engine import apply_move, legal_moves, new_game
+    from casino_env.engine.view import PlayerView
+    from experiments.distill_net import collect_shard
+    from experiments.endgame_net import fit
+
+    run = tmp_path / "run"
+    run.mkdir()
+    collect_shard(("casino", "before_last", 3, 6, run / "shard_000.npz"))
+    save = tmp_path / "student.pt"
+    fit(run, tmp_path / "out", "casino", 32, 1, False, 0, True, "centered", save=save)
+    agent = NetworksAgent("casino", midgame_net=str(save))
+    assert agent.midgame_net.meta["kind"] == "mlp" and agent.midgame_net.candidates == 8
+    st = new_game("casino", 2, seed=3)
+    for _ in range(12):
+        move = agent.choose(PlayerView(st, st.current))
+        assert move in legal_moves(st)
+        st = apply_move(st, move)
+
+
+def test_bad_settings_are_named(tmp_path) -> None:
+    from experiments.distill_net import collect
+
+    with pytest.raises(SystemExit, match="--scope must be one of"):
+        collect("casino", "middle", 1, 1, 1, 1, tmp_path)
+    with pytest.raises(SystemExit, match="no networks ship for 'wippen'"):
+        collect("wippen", "before_last", 1, 1, 1, 1, tmp_path)
+    with pytest.raises(SystemExit, match="must be >= 1"):
+        collect("casino", "before_last", 0, 1, 1, 1, tmp_path)
