@@ -299,6 +299,7 @@ class AfterstateNet:
         self.path = str(path)
         self.option = option  # the agent option that named it, for messages
         self.layout = layout_of(self.rules)
+        self._checked = self.rules  # the last rules found equal to the network's
         self.scope = meta.get("scope", LAST_DEAL)
         if self.scope not in SCOPES:
             raise ValueError(f"{option} {path}: unknown scope {self.scope!r} (known: "
@@ -339,9 +340,11 @@ class AfterstateNet:
         """The move to the best-valued afterstate where the network plays (its ``scope``: the
         two-player last deal, where ``view`` determines the state, or the decisions before
         it), else None; ValueError on another game's rules."""
-        if view.rules != self.rules:
-            raise ValueError(f"{self.option} {self.path} was fitted on {self.meta['variant']}; "
-                             f"this game's rules differ")
+        if view.rules is not self._checked:  # rules are frozen: one comparison a game
+            if view.rules != self.rules:
+                raise ValueError(f"{self.option} {self.path} was fitted on "
+                                 f"{self.meta['variant']}; this game's rules differ")
+            self._checked = view.rules
         if len(moves) < 2:
             return None
         if self.scope == BEFORE_LAST:

@@ -29,8 +29,10 @@ ROOT = Path(__file__).resolve().parents[1]  # the checkout: the files below are 
 # preset -> (before the last deal, on the last deal); how each was made: docs/expert_iteration.md
 SHIPPED: dict[str, tuple[str, str]] = {
     # casino's last deal: the large data (16 tree, 52 play-out shards) at a constant rate, 8
-    # epochs (twenty-seventh session; set_big_net.pt before)
-    "casino": ("experiments/results/exit/midgame_net_casino/tail60_net.pt",
+    # epochs (twenty-seventh session; set_big_net.pt before); before it an MLP student of
+    # midgame_net_casino/tail60_net.pt (``experiments.distill_net``, twenty-ninth session:
+    # the same strength in play, a third of the time)
+    "casino": ("experiments/results/exit/distill_net_casino/student_256.pt",
                "experiments/results/exit/endgame_net_casino_const/set_net.pt"),
 } | {  # the presets made by ``python -m experiments.midgame_net pipeline --variant V``, their
     # last deal by ``endgame_net pipeline --variant V --lr-schedule constant --epochs 8``
@@ -39,6 +41,10 @@ SHIPPED: dict[str, tuple[str, str]] = {
     v: (f"experiments/results/exit/midgame_net_{v}_pipeline/tail_net.pt",
         f"experiments/results/exit/endgame_net_{v}_const/set_net.pt")
     for v in ("royal", "dominican", "spade")}
+
+# preset -> the set network before the last deal that its shipped student was fitted to
+# (``experiments.distill_net``'s teacher; a preset without a student ships its own)
+TEACHERS: dict[str, str] = {"casino": "experiments/results/exit/midgame_net_casino/tail60_net.pt"}
 
 
 @cache
@@ -69,7 +75,7 @@ class NetworksAgent(HeuristicAgent):
         mid = midgame_net if midgame_net is not None else str(ROOT / shipped[0])
         end = endgame_net if endgame_net is not None else str(ROOT / shipped[1])
         self.midgame_net, self.endgame_net = _load(mid, "midgame_net"), _load(end, "endgame_net")
-        self.rules = make_rules(preset, 2)
+        self.rules = self._checked = make_rules(preset, 2)
         for net in (self.midgame_net, self.endgame_net):
             if net.rules != self.rules:
                 raise ValueError(f"agent 'networks:{preset}': {net.option} {net.path} was "
@@ -78,9 +84,12 @@ class NetworksAgent(HeuristicAgent):
     def check_rules(self, rules: Rules) -> None:
         """ValueError unless ``rules`` are the game the networks were fitted on (the preset,
         two players, no house switches)."""
+        if rules is self._checked:  # rules are frozen: one comparison a game
+            return
         if rules != self.rules:
             raise ValueError(f"these networks were fitted on {describe_rules(self.rules)}, "
                              f"this game is {describe_rules(rules)}")
+        self._checked = rules
 
     def choose(self, view: PlayerView) -> Move:
         self.check_rules(view.rules)
@@ -95,4 +104,4 @@ def load_networks(preset: str, seed: int | None = None, midgame_net: str | None 
 
 register_loader("networks", load_networks, "PRESET")
 
-__all__ = ["SHIPPED", "NetworksAgent", "load_networks"]
+__all__ = ["SHIPPED", "TEACHERS", "NetworksAgent", "load_networks"]

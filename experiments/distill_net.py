@@ -3,11 +3,12 @@ decisions a second on one core).
 
     python -m experiments.distill_net pipeline --variant casino    # all of it, resumable
 
-    python -m experiments.distill_net collect --variant casino --shards 40 --workers 2 \\
+    python -m experiments.distill_net collect --variant casino --shards 24 --workers 2 \
         --run runs/distill_net/casino_before_last
-    python -m experiments.endgame_net fit --run runs/distill_net/casino_before_last \\
-        --net mlp --hidden 512 --loss centered --augment --epochs 8 \\
-        --checkpoint runs/distill_net/casino.ckpt --save runs/distill_net/student.pt \\
+    python -m experiments.endgame_net fit --run runs/distill_net/casino_before_last \
+        --net mlp --hidden 256 --loss centered --augment --epochs 8 \
+        --checkpoint runs/distill_net/casino_before_last_256.ckpt \
+        --save experiments/results/exit/distill_net_casino/student_256.pt \
         --out experiments/results/exit/distill_net_casino
 
 The shipped networks are transformers over the cards in play (``agents.afterstate``). Their
@@ -42,14 +43,17 @@ from experiments.endgame_net import EXPLORE, _save_shard, shard_path
 
 
 def teacher(variant: str, scope: str):  # -> (NetworksAgent, AfterstateNet)
-    """The preset's network-alone agent and its network of ``scope``."""
+    """The preset's network-alone agent with its set networks (before the last deal the one
+    a shipped student was fitted to, ``agents.networks.TEACHERS``) and its network of
+    ``scope``."""
     from agents.afterstate import SCOPES
-    from agents.networks import NetworksAgent
+    from agents.networks import ROOT, TEACHERS, NetworksAgent
 
     if scope not in SCOPES:
         raise SystemExit(f"error: --scope must be one of {', '.join(SCOPES)}, got {scope!r}")
+    mid = str(ROOT / TEACHERS[variant]) if variant in TEACHERS else None
     try:
-        agent = NetworksAgent(variant)
+        agent = NetworksAgent(variant, midgame_net=mid)
     except ValueError as e:
         raise SystemExit(f"error: {e}") from e
     return agent, agent.midgame_net if scope == "before_last" else agent.endgame_net
@@ -134,25 +138,25 @@ def collect(variant: str, scope: str, hands: int, shards: int, seed: int, worker
 def pipeline(variant: str, scope: str, out: Path, runs: Path, shards: int, hands: int,
              workers: int, hidden: int, epochs: int, match_hands: int) -> dict:
     """Collect, fit the student (checkpointed: a rerun resumes), save it in ``out`` and play
-    the network-alone agent with it against the heuristic (``out``/student_v_heuristic);
+    the network-alone agent with it against the heuristic (``out``/student_WIDTH_v_heuristic);
     returns the match's summary."""
     from experiments.endgame_net import closing_match, fit, suits_alike
 
     run = runs / f"{variant}_{scope}"
     print(f"[1/3] {shards} shards of the teacher's values into {run}", flush=True)
     collect(variant, scope, hands, shards, 1, workers, run)
-    save = out / "student.pt"
+    save = out / f"student_{hidden}.pt"
     if save.exists():
         print(f"[2/3] {save} is there (delete it to fit again)", flush=True)
     else:
         print(f"[2/3] the student ({hidden} wide) into {save}", flush=True)
         fit(run, out, variant, hidden, epochs, suits_alike(variant), 0, True, "centered",
-            save=save, checkpoint=runs / f"{variant}_{scope}.ckpt", threads=1)
+            save=save, checkpoint=runs / f"{variant}_{scope}_{hidden}.ckpt", threads=1)
     option = "midgame_net" if scope == "before_last" else "endgame_net"
     print(f"[3/3] the network alone with the student against the heuristic, "
           f"{match_hands:,} hands", flush=True)
     return closing_match(variant, f"networks:{variant},{option}={save}",
-                         out / "student_v_heuristic", match_hands, workers)
+                         out / f"student_{hidden}_v_heuristic", match_hands, workers)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -164,17 +168,17 @@ def main(argv: list[str] | None = None) -> None:
         q.add_argument("--variant", default="casino")
         q.add_argument("--scope", default="before_last", help="before_last or last_deal")
         q.add_argument("--hands", type=int, default=500, help="hands a shard (default 500)")
-        q.add_argument("--shards", type=int, default=40)
+        q.add_argument("--shards", type=int, default=24)
         q.add_argument("--workers", type=int, default=2)
     c.add_argument("--seed", type=int, default=1)
     c.add_argument("--run", type=Path, required=True)
     p.add_argument("--out", type=Path, default=None,
                    help="default experiments/results/exit/distill_net_VARIANT")
     p.add_argument("--runs", type=Path, default=Path("runs/distill_net"))
-    p.add_argument("--hidden", type=int, default=512, help="the MLP's width (default 512)")
+    p.add_argument("--hidden", type=int, default=256, help="the MLP's width (default 256)")
     p.add_argument("--epochs", type=int, default=8)
-    p.add_argument("--match-hands", type=int, default=2000,
-                   help="of the closing match against the heuristic (default 2000)")
+    p.add_argument("--match-hands", type=int, default=5000,
+                   help="of the closing match against the heuristic (default 5000)")
     a = ap.parse_args(argv)
     if a.cmd == "collect":
         collect(a.variant, a.scope, a.hands, a.shards, a.seed, a.workers, a.run)

@@ -442,7 +442,20 @@ NETWORK_ALONE_MATCHES = (
      "shards), the set network above on it", "heuristic",
      "exit/midgame_net_spade_pipeline/networks_v_heuristic"),
     ("spade", "the same two networks (`networks:spade`)", UNSEEN,
-     "exit/general/networks_spade_v_unseen_heuristic"))
+     "exit/general/networks_spade_v_unseen_heuristic")) + tuple(
+    # the twenty-ninth session's students (``experiments.distill_net``): an MLP fitted to the
+    # before-last network's values, in its place; the last deal's set network unchanged
+    (preset, f"before the last deal an MLP student ({width} wide) of the set network, "
+     f"fitted to its values (distill_net_{preset}/student_{width}.pt){note}", opponent,
+     f"exit/distill_net_{preset}/{folder}")
+    for preset, width, note, opponent, folder in (
+        ("casino", 512, "", "heuristic", "student_v_heuristic"),
+        ("casino", 256, " (`networks:casino` since the twenty-ninth session)", "heuristic",
+         "student_256_v_heuristic"),
+        ("casino", 256, "", UNSEEN, "student_256_v_unseen_heuristic"),
+        ("royal", 256, " (`networks:royal` since the twenty-ninth session)", "heuristic",
+         "student_256_v_heuristic"),
+        ("royal", 256, "", UNSEEN, "student_256_v_unseen_heuristic")))
 
 
 # Issue 18's generality check: the guided agent, the search on a boundary value (and the shipped

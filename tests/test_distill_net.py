@@ -20,6 +20,7 @@ def test_collected_labels_are_the_teachers_values_of_the_rows(tmp_path) -> None:
     collect_shard(("casino", "before_last", 2, 5, tmp_path / "shard_000.npz"))
     d = load(tmp_path)
     _, net = teacher("casino", "before_last")
+    assert net.meta["kind"] == "set"  # the set network casino's shipped student came from
     assert (d["scope"], d["candidates"]) == ("before_last", 8)
     sizes = np.bincount(d["group"])
     assert d["decisions"] > 20 and sizes.min() >= 2 and sizes.max() <= 8
@@ -32,6 +33,8 @@ def test_collected_labels_are_the_teachers_values_of_the_rows(tmp_path) -> None:
 
 
 def test_a_student_fits_and_plays_in_the_network_alone_agent(tmp_path) -> None:
+    """A student fitted on collected rows is an MLP of the teacher's scope and candidates,
+    and the network-alone agent plays it in the teacher's place."""
     from agents.networks import NetworksAgent
     from casino_env.engine import apply_move, legal_moves, new_game
     from casino_env.engine.view import PlayerView

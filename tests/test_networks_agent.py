@@ -89,7 +89,8 @@ def test_it_is_a_known_name_with_its_own_options() -> None:
     with pytest.raises(ValueError, match="plays the last deal"):
         make_agent(f"networks:casino,midgame_net={END}")
     # a given file replaces the shipped one of its scope only
-    mixed = make_agent(f"networks:casino,midgame_net={MID.replace('tail60', 'tail44')}")
+    mixed = make_agent("networks:casino,midgame_net="
+                       "experiments/results/exit/midgame_net_casino/tail44_net.pt")
     assert mixed.midgame_net.path.endswith("tail44_net.pt")
     assert mixed.endgame_net.path.endswith("endgame_net_casino_const/set_net.pt")
 
