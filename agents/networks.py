@@ -26,13 +26,12 @@ from .registry import register_loader
 from .scripted import HeuristicAgent
 
 ROOT = Path(__file__).resolve().parents[1]  # the checkout: the files below are committed
-# preset -> (before the last deal, on the last deal); how each was made: docs/expert_iteration.md
-SHIPPED: dict[str, tuple[str, str]] = {
+# preset -> its set networks (before the last deal, on the last deal); how each was made:
+# docs/expert_iteration.md
+SET_NETWORKS: dict[str, tuple[str, str]] = {
     # casino's last deal: the large data (16 tree, 52 play-out shards) at a constant rate, 8
-    # epochs (twenty-seventh session; set_big_net.pt before); before it an MLP student of
-    # midgame_net_casino/tail60_net.pt (``experiments.distill_net``, twenty-ninth session:
-    # the same strength in play, a third of the time)
-    "casino": ("experiments/results/exit/distill_net_casino/student_256.pt",
+    # epochs (twenty-seventh session; set_big_net.pt before)
+    "casino": ("experiments/results/exit/midgame_net_casino/tail60_net.pt",
                "experiments/results/exit/endgame_net_casino_const/set_net.pt"),
 } | {  # the presets made by ``python -m experiments.midgame_net pipeline --variant V``, their
     # last deal by ``endgame_net pipeline --variant V --lr-schedule constant --epochs 8``
@@ -41,10 +40,17 @@ SHIPPED: dict[str, tuple[str, str]] = {
     v: (f"experiments/results/exit/midgame_net_{v}_pipeline/tail_net.pt",
         f"experiments/results/exit/endgame_net_{v}_const/set_net.pt")
     for v in ("royal", "dominican", "spade")}
-
-# preset -> the set network before the last deal that its shipped student was fitted to
-# (``experiments.distill_net``'s teacher; a preset without a student ships its own)
-TEACHERS: dict[str, str] = {"casino": "experiments/results/exit/midgame_net_casino/tail60_net.pt"}
+# preset -> an MLP student of its set network before the last deal, played in its place
+# (``python -m experiments.distill_net pipeline --variant V``, twenty-ninth session: the same
+# strength in play in a fraction of the time)
+STUDENTS: dict[str, str] = {v: f"experiments/results/exit/distill_net_{v}/student_256.pt"
+                            for v in ("casino", "royal")}
+# preset -> (before the last deal, on the last deal): what ``networks:PRESET`` plays
+SHIPPED: dict[str, tuple[str, str]] = {v: (STUDENTS.get(v, mid), end)
+                                       for v, (mid, end) in SET_NETWORKS.items()}
+# preset -> the set network its shipped student was fitted to (``experiments.distill_net``'s
+# teacher; a preset without a student ships its own)
+TEACHERS: dict[str, str] = {v: SET_NETWORKS[v][0] for v in STUDENTS}
 
 
 @cache
@@ -104,4 +110,5 @@ def load_networks(preset: str, seed: int | None = None, midgame_net: str | None 
 
 register_loader("networks", load_networks, "PRESET")
 
-__all__ = ["SHIPPED", "TEACHERS", "NetworksAgent", "load_networks"]
+__all__ = ["SET_NETWORKS", "SHIPPED", "STUDENTS", "TEACHERS", "NetworksAgent",
+           "load_networks"]
