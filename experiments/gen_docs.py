@@ -455,7 +455,8 @@ NETWORK_ALONE_MATCHES = (
         ("casino", 256, "", UNSEEN, "student_256_v_unseen_heuristic"),
         ("royal", 256, " (`networks:royal` since the twenty-ninth session)", "heuristic",
          "student_256_v_heuristic"),
-        ("royal", 256, "", UNSEEN, "student_256_v_unseen_heuristic")))
+        ("dominican", 256, " (`networks:dominican` since the twenty-ninth session)",
+         "heuristic", "student_256_v_heuristic")))
 
 
 # Issue 18's generality check: the guided agent, the search on a boundary value (and the shipped
