@@ -44,7 +44,7 @@ SET_NETWORKS: dict[str, tuple[str, str]] = {
 # (``python -m experiments.distill_net pipeline --variant V``, twenty-ninth session: the same
 # strength in play in a fraction of the time)
 STUDENTS: dict[str, str] = {v: f"experiments/results/exit/distill_net_{v}/student_256.pt"
-                            for v in ("casino", "royal", "dominican")}
+                            for v in ("casino", "royal", "dominican", "spade")}
 # preset -> (before the last deal, on the last deal): what ``networks:PRESET`` plays
 SHIPPED: dict[str, tuple[str, str]] = {v: (STUDENTS.get(v, mid), end)
                                        for v, (mid, end) in SET_NETWORKS.items()}

@@ -456,7 +456,10 @@ NETWORK_ALONE_MATCHES = (
         ("royal", 256, " (`networks:royal` since the twenty-ninth session)", "heuristic",
          "student_256_v_heuristic"),
         ("dominican", 256, " (`networks:dominican` since the twenty-ninth session)",
-         "heuristic", "student_256_v_heuristic")))
+         "heuristic", "student_256_v_heuristic"),
+        # the thirtieth session's spade student
+        ("spade", 256, " (`networks:spade` since the thirtieth session)", "heuristic",
+         "student_256_v_heuristic")))
 
 
 # Issue 18's generality check: the guided agent, the search on a boundary value (and the shipped
