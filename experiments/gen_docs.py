@@ -117,24 +117,20 @@ PROTOCOL_RUNS = tuple((f"cloned_{v}", f"train/{v}", f"{v}, cloned") for v in (
     ("cloned_set_tree_casino", "train/casino",
      "casino, cloned + learned last deal (networks only)",
      "; last deal: a set network fitted in 30 min to 257k exact decisions"),
-    ("networks_tail44_casino", None,
-     "casino, two value networks, no policy (networks only)",
-     "before the last deal: a set network fitted in 20 min to 237k decisions valued by 32 "
-     "rollouts to a learned deal-boundary value; last deal: one fitted in 58 min to 676k "
-     "exact decisions; each picks among the heuristic's 8 best-scored moves"),
-    ("networks_casino", None, "casino, `networks:casino` (two value networks, no policy)",
-     "as the row above, the network before the last deal fitted in 31 min to all 324k "
-     "training decisions of the 60 shards (tail60_net.pt); the last deal fitted again in 66 "
-     "min to 646k exact decisions (a constant rate, 8 epochs)"),
-    ("networks_royal", None, "royal, `networks:royal` (two value networks, no policy)",
-     "before the last deal: a set network fitted in 39 min to 312k decisions valued by 32 "
-     "rollouts to a learned deal-boundary value; last deal: one fitted in 40 min to 283k "
-     "exact decisions (a constant rate, 8 epochs)"),
-    ("networks_dominican", None,
-     "dominican, `networks:dominican` (two value networks, no policy)",
-     "before the last deal: a set network fitted in 29 min to 298k decisions valued by 32 "
-     "rollouts to a learned deal-boundary value; last deal: one fitted in 24 min to 232k "
-     "exact decisions (a constant rate, 8 epochs)"),
+    # the shipped ``networks:PRESET`` since the thirtieth session (earlier pairs: protocol/
+    # networks_tail44_casino, networks_casino, networks_royal, networks_dominican)
+) + tuple((f"networks_student_{v}", None, f"{v}, `networks:{v}` (two value networks, no policy)",
+           f"before the last deal: an MLP student (256 wide) fitted in {fit} min to {rows} "
+           f"afterstates valued by a set network, itself fitted in {mid}; last deal: a set "
+           f"network fitted in {end} exact decisions (a constant rate, 8 epochs)")
+          for v, fit, rows, mid, end in (
+    ("casino", 3.6, "1.5M", "31 min to 324k decisions valued by 32 rollouts to a learned "
+     "deal-boundary value", "66 min to 646k"),
+    ("royal", 3.4, "1.5M", "39 min to 312k decisions valued the same way", "40 min to 283k"),
+    ("dominican", 4.0, "1.3M", "29 min to 298k decisions valued the same way",
+     "24 min to 232k"),
+    ("spade", 3.1, "1.5M", "22 min to 162k decisions valued the same way",
+     "37 min to 217k"))) + (
     ("scratch_casino_s0", "scratch/casino_s0", "casino, RL from scratch (MLP, seed 0)"),
     ("sums_casino_s0", "scratch/sums_casino_s0",
      "casino, RL from scratch (move scorer, table sums, seed 0)"),
@@ -457,9 +453,10 @@ NETWORK_ALONE_MATCHES = (
          "student_256_v_heuristic"),
         ("dominican", 256, " (`networks:dominican` since the twenty-ninth session)",
          "heuristic", "student_256_v_heuristic"),
-        # the thirtieth session's spade student
+        # the thirtieth session's: spade's student, royal's against another tuning
         ("spade", 256, " (`networks:spade` since the thirtieth session)", "heuristic",
-         "student_256_v_heuristic")))
+         "student_256_v_heuristic"),
+        ("royal", 256, "", UNSEEN, "student_256_v_unseen_heuristic")))
 
 
 # Issue 18's generality check: the guided agent, the search on a boundary value (and the shipped
