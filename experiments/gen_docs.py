@@ -456,7 +456,9 @@ NETWORK_ALONE_MATCHES = (
         # the thirtieth session's: spade's student, royal's against another tuning
         ("spade", 256, " (`networks:spade` since the thirtieth session)", "heuristic",
          "student_256_v_heuristic"),
-        ("royal", 256, "", UNSEEN, "student_256_v_unseen_heuristic")))
+        ("royal", 256, "", UNSEEN, "student_256_v_unseen_heuristic"),
+        # the thirty-first session's: casino's student against the shipped search
+        ("casino", 256, "", SHIPPED_SEARCH, "student_256_v_search")))
 
 
 # Issue 18's generality check: the guided agent, the search on a boundary value (and the shipped
