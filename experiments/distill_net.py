@@ -42,18 +42,22 @@ import numpy as np
 from experiments.endgame_net import EXPLORE, _save_shard, shard_path
 
 
-def teacher(variant: str, scope: str):  # -> (NetworksAgent, AfterstateNet)
+def teacher(variant: str, scope: str, networks: tuple[str, str] | None = None):
     """The preset's network-alone agent with its set networks (before the last deal the one
-    a shipped student was fitted to, ``agents.networks.TEACHERS``) and its network of
-    ``scope``."""
+    a shipped student was fitted to, ``agents.networks.TEACHERS``; or ``networks``, the paths
+    of a preset's set networks before and on the last deal, for one that ships none yet) and
+    its network of ``scope``; returns (NetworksAgent, AfterstateNet)."""
     from agents.afterstate import SCOPES
     from agents.networks import ROOT, TEACHERS, NetworksAgent
 
     if scope not in SCOPES:
         raise SystemExit(f"error: --scope must be one of {', '.join(SCOPES)}, got {scope!r}")
     mid = str(ROOT / TEACHERS[variant]) if variant in TEACHERS else None
+    end = None
+    if networks is not None:
+        mid, end = (str(path) for path in networks)
     try:
-        agent = NetworksAgent(variant, midgame_net=mid)
+        agent = NetworksAgent(variant, midgame_net=mid, endgame_net=end)
     except ValueError as e:
         raise SystemExit(f"error: {e}") from e
     return agent, agent.midgame_net if scope == "before_last" else agent.endgame_net
@@ -74,9 +78,9 @@ def collect_shard(job: tuple) -> str:
     from casino_env.engine.play import play
     from casino_env.engine.view import PlayerView
 
-    variant, scope, hands, seed, dest = job
+    variant, scope, hands, seed, dest, *networks = job
     rng = random.Random(seed)
-    agent, net = teacher(variant, scope)
+    agent, net = teacher(variant, scope, networks[0] if networks else None)
     heuristic = _scorer()
     hidden = scope == BEFORE_LAST
     width = net.layout.size + 52 + 2
@@ -116,8 +120,9 @@ def collect_shard(job: tuple) -> str:
 
 
 def collect(variant: str, scope: str, hands: int, shards: int, seed: int, workers: int,
-            run: Path) -> None:
-    """``shards`` shards of ``hands`` hands into ``run`` (those on disk are kept)."""
+            run: Path, networks: tuple[str, str] | None = None) -> None:
+    """``shards`` shards of ``hands`` hands into ``run`` (those on disk are kept); the
+    teacher is ``networks`` where given (see ``teacher``)."""
     from tqdm.auto import tqdm
 
     from agents.tournament import derive_seed
@@ -125,10 +130,11 @@ def collect(variant: str, scope: str, hands: int, shards: int, seed: int, worker
     if hands < 1 or shards < 1 or workers < 1:
         raise SystemExit(f"error: --hands, --shards and --workers must be >= 1, got {hands}, "
                          f"{shards} and {workers}")
-    teacher(variant, scope)  # a preset without shipped networks fails here, not in a worker
+    teacher(variant, scope, networks)  # a preset without networks fails here, not in a worker
     run.mkdir(parents=True, exist_ok=True)
     jobs = [(variant, scope, hands, derive_seed("distill_net", seed, k) % 10**6,
-             shard_path(run, k)) for k in range(shards) if not shard_path(run, k).exists()]
+             shard_path(run, k), networks) for k in range(shards)
+            if not shard_path(run, k).exists()]
     with mp.get_context("forkserver").Pool(workers) as pool:
         for _ in tqdm(pool.imap_unordered(collect_shard, jobs), total=len(jobs),
                       desc=f"{variant} {scope} shards"):
@@ -136,15 +142,16 @@ def collect(variant: str, scope: str, hands: int, shards: int, seed: int, worker
 
 
 def pipeline(variant: str, scope: str, out: Path, runs: Path, shards: int, hands: int,
-             workers: int, hidden: int, epochs: int, match_hands: int) -> dict:
+             workers: int, hidden: int, epochs: int, match_hands: int,
+             networks: tuple[str, str] | None = None) -> dict:
     """Collect, fit the student (checkpointed: a rerun resumes), save it in ``out`` and play
     the network-alone agent with it against the heuristic (``out``/student_WIDTH_v_heuristic);
-    returns the match's summary."""
+    the teacher is ``networks`` where given (see ``teacher``). Returns the match's summary."""
     from experiments.endgame_net import closing_match, fit, suits_alike
 
     run = runs / f"{variant}_{scope}"
     print(f"[1/3] {shards} shards of the teacher's values into {run}", flush=True)
-    collect(variant, scope, hands, shards, 1, workers, run)
+    collect(variant, scope, hands, shards, 1, workers, run, networks)
     save = out / f"student_{hidden}.pt"
     if save.exists():
         print(f"[2/3] {save} is there (delete it to fit again)", flush=True)
@@ -155,7 +162,12 @@ def pipeline(variant: str, scope: str, out: Path, runs: Path, shards: int, hands
     option = "midgame_net" if scope == "before_last" else "endgame_net"
     print(f"[3/3] the network alone with the student against the heuristic, "
           f"{match_hands:,} hands", flush=True)
-    return closing_match(variant, f"networks:{variant},{option}={save}",
+    agent = f"networks:{variant},{option}={save}"
+    if networks is not None:  # the teacher's network of the other scope plays beside it
+        other = ("endgame_net", networks[1]) if scope == "before_last" else (
+            "midgame_net", networks[0])
+        agent += f",{other[0]}={other[1]}"
+    return closing_match(variant, agent,
                          out / f"student_{hidden}_v_heuristic", match_hands, workers)
 
 

@@ -736,10 +736,11 @@ def pipeline(variant: str, out: Path, runs: Path = Path("runs/endgame_net"),
              shard_hands: int = 200, hidden: int = 64, lr_schedule: str = "cosine") -> dict:
     """The network-alone last deal of one preset, end to end and resumable: tree and play-out
     decisions (shards on disk are kept), the set network (a checkpoint each epoch), and the
-    cloned policy with it against the heuristic (``experiments.long_match``, by chunks).
-    Returns the match's summary."""
+    cloned policy with it against the heuristic (``experiments.long_match``, by chunks; none
+    with ``hands`` 0, so a preset without a cloned policy needs none). Returns the match's
+    summary ({} without one)."""
     policy = policy or f"experiments/results/train/{variant}/model.zip"
-    if not Path(policy).is_file():
+    if hands and not Path(policy).is_file():
         raise SystemExit(f"error: no policy {policy} for {variant} (give --policy PATH)")
     tree, walks = runs / f"{variant}_tree_h", runs / f"{variant}_walks"
     print(f"[1/4] {tree_shards} tree shards into {tree}", flush=True)
@@ -753,6 +754,9 @@ def pipeline(variant: str, out: Path, runs: Path = Path("runs/endgame_net"),
         print(f"[3/4] the set network into {net}", flush=True)
         fit_set_net(walks, out, variant, epochs, net, runs / f"{variant}_set.ckpt", threads,
                     extra=tree, hidden=hidden, lr_schedule=lr_schedule)
+    if not hands:
+        print("[4/4] no closing match (--hands 0)", flush=True)
+        return {}
     print(f"[4/4] the network alone against the heuristic, {hands:,} hands", flush=True)
     return closing_match(variant, f"ppo:{policy},endgame_net={net}",
                          out / "network_alone_v_heuristic", hands, workers)

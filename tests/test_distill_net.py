@@ -64,3 +64,20 @@ def test_bad_settings_are_named(tmp_path) -> None:
         collect("wippen", "before_last", 1, 1, 1, 1, tmp_path)
     with pytest.raises(SystemExit, match="must be >= 1"):
         collect("casino", "before_last", 0, 1, 1, 1, tmp_path)
+
+
+def test_a_teacher_given_by_paths_is_distilled_and_played_beside_its_last_deal(tmp_path) -> None:
+    """For a preset that ships no networks yet (``experiments.networks_build``), the teacher
+    is named by its two paths; the closing match plays the student with the teacher's
+    last-deal network."""
+    from agents.networks import ROOT, SET_NETWORKS
+    from experiments.distill_net import pipeline, teacher
+
+    mid, end = (str(ROOT / p) for p in SET_NETWORKS["casino"])
+    agent, net = teacher("casino", "before_last", (mid, end))
+    assert net is agent.midgame_net and net.meta["kind"] == "set"
+    s = pipeline("casino", "before_last", tmp_path / "out", tmp_path / "runs", 1, 8, 1, 16, 1,
+                 2, networks=(mid, end))
+    student = tmp_path / "out" / "student_16.pt"
+    assert student.is_file() and s["hands"] == 2
+    assert s["agent"] == f"networks:casino,midgame_net={student},endgame_net={end}"

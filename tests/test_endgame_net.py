@@ -193,6 +193,9 @@ def test_the_pipeline_collects_fits_and_plays_then_resumes_without_redoing(tmp_p
         ["hands"] == 2
     with pytest.raises(SystemExit, match="no policy"):
         pipeline("casino", out, runs, policy=str(tmp_path / "none.zip"))
+    # without a closing match (a preset with no cloned policy) no policy is needed
+    assert pipeline("casino", out, runs, tree_shards=1, walk_shards=2, hands=0,
+                    policy=str(tmp_path / "none.zip")) == {}
 
 
 def test_expected_regret_is_the_points_a_softmax_choice_loses() -> None:

@@ -1,0 +1,91 @@
+"""One command for a preset's network-alone agent (issue 18): every network ``networks:V``
+plays, made in order and resumable across sessions.
+
+    python -m experiments.networks_build --variant wippen --workers 2
+
+1. the boundary value (``experiments.tail_value build``, if ``tail_value_V/tail.npz`` is
+   missing; its shards go to ``runs/tail_value``, so it must finish in the session it starts);
+2. the last deal's set network on exact values (``experiments.endgame_net pipeline``, a
+   constant rate, 8 epochs) into ``endgame_net_V_const``, and the cloned policy with it
+   against the heuristic where the preset has a cloned policy;
+3. the set network before the last deal on rollout values (``experiments.midgame_net
+   pipeline``, 30 shards of 200 hands) into ``midgame_net_V_pipeline``, and the two networks
+   against the heuristic, 5,000 hands;
+4. its MLP student (``experiments.distill_net pipeline``, 256 wide) into ``distill_net_V``,
+   and the agent with it against the heuristic, 5,000 hands.
+
+The settings are those the shipped spade networks were made with (docs/expert_iteration.md).
+Shards and checkpoints go to ``--work`` (default ``experiments/results/exit/_work_V``, kept
+across sessions and ignored by git); each step is skipped once its output is on disk. The
+made networks are what ``agents.networks.SET_NETWORKS`` and ``STUDENTS`` name for the presets
+that ship them.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from experiments import distill_net, endgame_net, midgame_net, tail_value
+
+EXIT = Path("experiments/results/exit")
+
+
+def outputs(variant: str) -> dict[str, Path]:
+    """Where each step writes ``variant``'s results (the folders named in the module text)."""
+    return {"tail": tail_value.tail_path(variant),
+            "last_deal": EXIT / f"endgame_net_{variant}_const",
+            "before_last": endgame_net.pipeline_out("midgame_net", variant),
+            "student": EXIT / f"distill_net_{variant}"}
+
+
+def build(variant: str, workers: int = 2, work: Path | None = None) -> dict[str, dict]:
+    """Make ``variant``'s networks (see the module text); returns each closing match's
+    summary by step ({} where a step plays none)."""
+    from casino_env.engine.rules import PRESETS
+
+    if variant not in PRESETS:
+        raise SystemExit(f"error: --variant: unknown preset {variant!r} (known: "
+                         f"{', '.join(PRESETS)})")
+    if workers < 1:
+        raise SystemExit(f"error: --workers must be >= 1, got {workers}")
+    out = outputs(variant)
+    work = work or EXIT / f"_work_{variant}"
+    if not out["tail"].is_file():
+        print(f"[networks_build 1/4] the boundary value into {out['tail']}", flush=True)
+        tail_value.build(variant)
+    policy = Path(f"experiments/results/train/{variant}/model.zip")
+    print(f"[networks_build 2/4] the last deal's network into {out['last_deal']}", flush=True)
+    summaries = {"last_deal": endgame_net.pipeline(
+        variant, out["last_deal"], work, workers=workers, lr_schedule="constant", epochs=8,
+        hands=2000 if policy.is_file() else 0)}
+    end = out["last_deal"] / "set_net.pt"
+    print(f"[networks_build 3/4] the network before the last deal into {out['before_last']}",
+          flush=True)
+    summaries["before_last"] = midgame_net.pipeline(
+        variant, out["before_last"], work, shards=30, hands=5000, workers=workers,
+        tail=out["tail"], endgame=end)
+    mid = out["before_last"] / "tail_net.pt"
+    print(f"[networks_build 4/4] its student into {out['student']}", flush=True)
+    summaries["student"] = distill_net.pipeline(
+        variant, "before_last", out["student"], work, shards=24, hands=500, workers=workers,
+        hidden=256, epochs=8, match_hands=5000, networks=(str(mid), str(end)))
+    for step, s in summaries.items():
+        if s:
+            print(f"{step}: {s['agent']} v heuristic {s['win_rate']:.1%} [{s['lo']:.1%}, "
+                  f"{s['hi']:.1%}] of {s['hands']:,} hands", flush=True)
+    return summaries
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--variant", default="casino")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--work", type=Path, default=None,
+                    help="shards and checkpoints (default experiments/results/exit/_work_V)")
+    a = ap.parse_args(argv)
+    build(a.variant, a.workers, a.work)
+
+
+if __name__ == "__main__":
+    main()

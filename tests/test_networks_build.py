@@ -1,0 +1,81 @@
+"""experiments.networks_build: one command for a preset's networks (issue 18), its steps in
+order with the shipped settings, each given the one before's output."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from experiments import distill_net, endgame_net, midgame_net, networks_build, tail_value
+
+
+def fake_steps(monkeypatch, calls: list) -> None:
+    """Each step records its call and leaves its file, as the real one does."""
+
+    def tail(variant):
+        calls.append(("tail", variant))
+        tail_value.tail_path(variant).parent.mkdir(parents=True)
+        tail_value.tail_path(variant).write_bytes(b"")
+
+    def end(variant, out, runs, **kw):
+        calls.append(("last_deal", variant, out, runs, kw))
+        return {}
+
+    def mid(variant, out, runs, **kw):
+        calls.append(("before_last", variant, out, runs, kw))
+        return {"agent": "networks", "win_rate": 0.5, "lo": 0.4, "hi": 0.6, "hands": 2}
+
+    def student(variant, scope, out, runs, **kw):
+        calls.append(("student", variant, scope, out, runs, kw))
+        return {}
+
+    monkeypatch.setattr(tail_value, "build", tail)
+    monkeypatch.setattr(endgame_net, "pipeline", end)
+    monkeypatch.setattr(midgame_net, "pipeline", mid)
+    monkeypatch.setattr(distill_net, "pipeline", student)
+
+
+def test_the_steps_run_in_order_with_the_shipped_settings(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    calls: list = []
+    fake_steps(monkeypatch, calls)
+    networks_build.build("wippen", workers=2)
+    exit_ = Path("experiments/results/exit")
+    work = exit_ / "_work_wippen"
+    tail, last, before, student = calls
+    assert tail == ("tail", "wippen")
+    # no cloned policy in this folder: the last deal's step plays no closing match
+    assert last == ("last_deal", "wippen", exit_ / "endgame_net_wippen_const", work,
+                    dict(workers=2, lr_schedule="constant", epochs=8, hands=0))
+    assert before == ("before_last", "wippen", exit_ / "midgame_net_wippen_pipeline", work,
+                      dict(shards=30, hands=5000, workers=2,
+                           tail=exit_ / "tail_value_wippen/tail.npz",
+                           endgame=exit_ / "endgame_net_wippen_const/set_net.pt"))
+    assert student == ("student", "wippen", "before_last", exit_ / "distill_net_wippen", work,
+                       dict(shards=24, hands=500, workers=2, hidden=256, epochs=8,
+                            match_hands=5000,
+                            networks=(str(exit_ / "midgame_net_wippen_pipeline/tail_net.pt"),
+                                      str(exit_ / "endgame_net_wippen_const/set_net.pt"))))
+
+
+def test_a_made_boundary_value_and_a_cloned_policy_are_used(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    calls: list = []
+    fake_steps(monkeypatch, calls)
+    tail_value.tail_path("tuxedo").parent.mkdir(parents=True)
+    tail_value.tail_path("tuxedo").write_bytes(b"")
+    Path("experiments/results/train/tuxedo").mkdir(parents=True)
+    Path("experiments/results/train/tuxedo/model.zip").write_bytes(b"")
+    networks_build.build("tuxedo", workers=1, work=tmp_path / "w")
+    assert [c[0] for c in calls] == ["last_deal", "before_last", "student"]
+    assert calls[0][3] == tmp_path / "w" and calls[0][4]["hands"] == 2000
+
+
+def test_bad_settings_are_named(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    fake_steps(monkeypatch, [])
+    with pytest.raises(SystemExit, match="unknown preset 'whist'"):
+        networks_build.build("whist")
+    with pytest.raises(SystemExit, match="--workers must be >= 1"):
+        networks_build.build("wippen", workers=0)
