@@ -36,15 +36,16 @@ SET_NETWORKS: dict[str, tuple[str, str]] = {
 } | {  # the presets made by ``python -m experiments.midgame_net pipeline --variant V``, their
     # last deal by ``endgame_net pipeline --variant V --lr-schedule constant --epochs 8``
     # (royal and dominican fitted again so in the twenty-sixth session, dominican with
-    # --walk-shards 40; spade made so in the twenty-eighth, its before-last on 30 shards)
+    # --walk-shards 40; spade made so in the twenty-eighth, its before-last on 30 shards;
+    # wippen by ``python -m experiments.networks_build --variant wippen``, thirty-first session)
     v: (f"experiments/results/exit/midgame_net_{v}_pipeline/tail_net.pt",
         f"experiments/results/exit/endgame_net_{v}_const/set_net.pt")
-    for v in ("royal", "dominican", "spade")}
+    for v in ("royal", "dominican", "spade", "wippen")}
 # preset -> an MLP student of its set network before the last deal, played in its place
 # (``python -m experiments.distill_net pipeline --variant V``, twenty-ninth session: the same
 # strength in play in a fraction of the time)
 STUDENTS: dict[str, str] = {v: f"experiments/results/exit/distill_net_{v}/student_256.pt"
-                            for v in ("casino", "royal", "dominican", "spade")}
+                            for v in ("casino", "royal", "dominican", "spade", "wippen")}
 # preset -> (before the last deal, on the last deal): what ``networks:PRESET`` plays
 SHIPPED: dict[str, tuple[str, str]] = {v: (STUDENTS.get(v, mid), end)
                                        for v, (mid, end) in SET_NETWORKS.items()}

@@ -130,7 +130,9 @@ PROTOCOL_RUNS = tuple((f"cloned_{v}", f"train/{v}", f"{v}, cloned") for v in (
     ("dominican", 4.0, "1.3M", "29 min to 298k decisions valued the same way",
      "24 min to 232k"),
     ("spade", 3.1, "1.5M", "22 min to 162k decisions valued the same way",
-     "37 min to 217k"))) + (
+     "37 min to 217k"),
+    ("wippen", 3.1, "1.5M", "14 min to 162k decisions valued the same way",
+     "36 min to 243k"))) + (
     ("scratch_casino_s0", "scratch/casino_s0", "casino, RL from scratch (MLP, seed 0)"),
     ("sums_casino_s0", "scratch/sums_casino_s0",
      "casino, RL from scratch (move scorer, table sums, seed 0)"),
@@ -438,7 +440,15 @@ NETWORK_ALONE_MATCHES = (
      "shards), the set network above on it", "heuristic",
      "exit/midgame_net_spade_pipeline/networks_v_heuristic"),
     ("spade", "the same two networks (`networks:spade`)", UNSEEN,
-     "exit/general/networks_spade_v_unseen_heuristic")) + tuple(
+     "exit/general/networks_spade_v_unseen_heuristic"),
+    # the thirty-first session's wippen, by ``python -m experiments.networks_build``
+    ("wippen", "cloned policy, last deal by the set network of `endgame_net pipeline` at a "
+     "constant rate, 8 epochs (endgame_net_wippen_const/set_net.pt)", "heuristic",
+     "exit/endgame_net_wippen_const/network_alone_v_heuristic"),
+    ("wippen", "two value networks: before the last deal tail_net.pt (30 shards), the set "
+     "network above on it", "heuristic", "exit/midgame_net_wippen_pipeline/networks_v_heuristic"),
+    ("wippen", "`networks:wippen` (its student before the last deal, the set network on it)",
+     UNSEEN, "exit/general/networks_wippen_v_unseen_heuristic")) + tuple(
     # the twenty-ninth session's students (``experiments.distill_net``): an MLP fitted to the
     # before-last network's values, in its place; the last deal's set network unchanged
     (preset, f"before the last deal an MLP student ({width} wide) of the set network, "
@@ -457,8 +467,12 @@ NETWORK_ALONE_MATCHES = (
         ("spade", 256, " (`networks:spade` since the thirtieth session)", "heuristic",
          "student_256_v_heuristic"),
         ("royal", 256, "", UNSEEN, "student_256_v_unseen_heuristic"),
-        # the thirty-first session's: casino's student against the shipped search
-        ("casino", 256, "", SHIPPED_SEARCH, "student_256_v_search")))
+        # the thirty-first session's: casino's student against the shipped search, wippen's
+        ("casino", 256, "", SHIPPED_SEARCH, "student_256_v_search"),
+        ("wippen", 256, " (`networks:wippen` since the thirty-first session)", "heuristic",
+         "student_256_v_heuristic"),
+        # the thirty-second session's: royal's student against the shipped search
+        ("royal", 256, "", SHIPPED_SEARCH, "student_256_v_search")))
 
 
 # Issue 18's generality check: the guided agent, the search on a boundary value (and the shipped

@@ -55,7 +55,7 @@ def test_before_the_last_deal_it_picks_among_the_heuristics_eight_best() -> None
 
 def test_presets_and_rules_without_shipped_networks_are_named() -> None:
     with pytest.raises(ValueError, match=r"no networks ship for 'tuxedo' "
-                                         r"\(shipped: casino, royal, dominican, spade\); "
+                                         r"\(shipped: casino, royal, dominican, spade, wippen\); "
                                          "give midgame_net=PATH and endgame_net=PATH"):
         make_agent("networks:tuxedo")
     with pytest.raises(ValueError, match="unknown preset"):
@@ -95,15 +95,18 @@ def test_it_is_a_known_name_with_its_own_options() -> None:
     assert mixed.endgame_net.path.endswith("endgame_net_casino_const/set_net.pt")
 
 
-def test_spade_plays_its_own_shipped_networks() -> None:
-    """``networks:spade`` (twenty-eighth session): spade's two networks, each of its scope,
-    each choosing some of a spade hand's legal moves; a casino game is refused by name."""
-    agent = make_agent("networks:spade", seed=0)
+@pytest.mark.parametrize("preset", ["spade", "wippen"])
+def test_a_preset_plays_its_own_shipped_networks(preset: str) -> None:
+    """``networks:spade`` (twenty-eighth session) and ``networks:wippen`` (thirty-first, by
+    ``experiments.networks_build``): the preset's two networks, each of its scope, each
+    choosing some of a hand's legal moves; a casino game is refused by name."""
+    agent = make_agent(f"networks:{preset}", seed=0)
     mid, end = agent.midgame_net, agent.endgame_net
     assert (mid.scope, end.scope) == (BEFORE_LAST, LAST_DEAL)
-    assert mid.meta["variant"] == end.meta["variant"] == "spade"
+    assert mid.meta["variant"] == end.meta["variant"] == preset
+    assert mid.path.endswith(f"distill_net_{preset}/student_256.pt")
     chose = {BEFORE_LAST: 0, LAST_DEAL: 0}
-    st = new_game("spade", 2, seed=4)
+    st = new_game(preset, 2, seed=4)
     start = st.hand_points
     while st.hand_points is start and not st.game_over:
         view = PlayerView(st, st.current)
@@ -114,5 +117,5 @@ def test_spade_plays_its_own_shipped_networks() -> None:
         assert move in moves
         st = apply_move(st, move)
     assert chose[BEFORE_LAST] > 5 and chose[LAST_DEAL] > 0
-    with pytest.raises(ValueError, match="these networks were fitted on spade"):
+    with pytest.raises(ValueError, match=f"these networks were fitted on {preset}"):
         agent.choose(PlayerView(new_game("casino", 2, seed=0), 0))
