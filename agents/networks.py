@@ -43,9 +43,9 @@ SET_NETWORKS: dict[str, tuple[str, str]] = {
     for v in ("royal", "dominican", "spade", "wippen")}
 # preset -> an MLP student of its set network before the last deal, played in its place
 # (``python -m experiments.distill_net pipeline --variant V``, twenty-ninth session: the same
-# strength in play in a fraction of the time)
+# strength in play in a fraction of the time; every preset with set networks has one)
 STUDENTS: dict[str, str] = {v: f"experiments/results/exit/distill_net_{v}/student_256.pt"
-                            for v in ("casino", "royal", "dominican", "spade", "wippen")}
+                            for v in SET_NETWORKS}
 # preset -> (before the last deal, on the last deal): what ``networks:PRESET`` plays
 SHIPPED: dict[str, tuple[str, str]] = {v: (STUDENTS.get(v, mid), end)
                                        for v, (mid, end) in SET_NETWORKS.items()}
