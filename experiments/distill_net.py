@@ -150,12 +150,12 @@ def pipeline(variant: str, scope: str, out: Path, runs: Path, shards: int, hands
     from experiments.endgame_net import closing_match, fit, suits_alike
 
     run = runs / f"{variant}_{scope}"
-    print(f"[1/3] {shards} shards of the teacher's values into {run}", flush=True)
-    collect(variant, scope, hands, shards, 1, workers, run, networks)
     save = out / f"student_{hidden}.pt"
-    if save.exists():
-        print(f"[2/3] {save} is there (delete it to fit again)", flush=True)
+    if save.exists():  # the shards only feed the fit: a fresh checkout need not remake them
+        print(f"[1-2/3] {save} is there (delete it to collect and fit again)", flush=True)
     else:
+        print(f"[1/3] {shards} shards of the teacher's values into {run}", flush=True)
+        collect(variant, scope, hands, shards, 1, workers, run, networks)
         print(f"[2/3] the student ({hidden} wide) into {save}", flush=True)
         fit(run, out, variant, hidden, epochs, suits_alike(variant), 0, True, "centered",
             save=save, checkpoint=runs / f"{variant}_{scope}_{hidden}.ckpt", threads=1)

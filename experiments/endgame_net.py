@@ -743,14 +743,15 @@ def pipeline(variant: str, out: Path, runs: Path = Path("runs/endgame_net"),
     if hands and not Path(policy).is_file():
         raise SystemExit(f"error: no policy {policy} for {variant} (give --policy PATH)")
     tree, walks = runs / f"{variant}_tree_h", runs / f"{variant}_walks"
-    print(f"[1/4] {tree_shards} tree shards into {tree}", flush=True)
-    collect(variant, shard_hands, tree_shards, 7, workers, tree, 0.02, scores=True)
-    print(f"[2/4] {walk_shards} play-out shards into {walks}", flush=True)
-    collect(variant, shard_hands, walk_shards, 9, workers, walks, 0.0, scores=True, walks=20)
     net = out / "set_net.pt"
-    if net.exists():
-        print(f"[3/4] {net} is there (delete it to fit again)", flush=True)
+    if net.exists():  # the shards only feed the fit: a fresh checkout need not remake them
+        print(f"[1-3/4] {net} is there (delete it to collect and fit again)", flush=True)
     else:
+        print(f"[1/4] {tree_shards} tree shards into {tree}", flush=True)
+        collect(variant, shard_hands, tree_shards, 7, workers, tree, 0.02, scores=True)
+        print(f"[2/4] {walk_shards} play-out shards into {walks}", flush=True)
+        collect(variant, shard_hands, walk_shards, 9, workers, walks, 0.0, scores=True,
+                walks=20)
         print(f"[3/4] the set network into {net}", flush=True)
         fit_set_net(walks, out, variant, epochs, net, runs / f"{variant}_set.ckpt", threads,
                     extra=tree, hidden=hidden, lr_schedule=lr_schedule)

@@ -250,14 +250,14 @@ def pipeline(variant: str, out: Path, runs: Path = Path("runs/midgame_net"),
         raise SystemExit(f"error: no last-deal network {endgame} (experiments.endgame_net "
                          "pipeline makes one)")
     run = runs / f"{variant}_tail"
-    print(f"[1/3] {shards} shards of {shard_hands} hands valued by {rollouts} rollouts to "
-          f"{tail} into {run}", flush=True)
-    collect(variant, shard_hands, shards, 2, workers, run, rollouts, CANDIDATES, tail)
     net = out / "tail_net.pt"
-    if net.exists():
-        print(f"[2/3] {net} is there (delete it and {runs / f'{variant}_tail.ckpt'} to fit "
-              "again)", flush=True)
+    if net.exists():  # the shards only feed the fit: a fresh checkout need not remake them
+        print(f"[1-2/3] {net} is there (delete it and {runs / f'{variant}_tail.ckpt'} to "
+              "collect and fit again)", flush=True)
     else:
+        print(f"[1/3] {shards} shards of {shard_hands} hands valued by {rollouts} rollouts "
+              f"to {tail} into {run}", flush=True)
+        collect(variant, shard_hands, shards, 2, workers, run, rollouts, CANDIDATES, tail)
         print(f"[2/3] the set network into {net}", flush=True)
         endgame_net.fit_set_net(run, out, variant, epochs, net,
                                 runs / f"{variant}_tail.ckpt", threads, hidden=hidden,

@@ -79,3 +79,30 @@ def test_bad_settings_are_named(tmp_path, monkeypatch) -> None:
         networks_build.build("whist")
     with pytest.raises(SystemExit, match="--workers must be >= 1"):
         networks_build.build("wippen", workers=0)
+
+
+def test_a_made_network_needs_no_shards(tmp_path, monkeypatch) -> None:
+    """A fresh checkout holds the committed networks but not the shards they were fitted on:
+    each pipeline goes straight to its closing match instead of collecting them again."""
+    def refuse(*a, **kw):
+        raise AssertionError("collected or fitted although the network is on disk")
+
+    matches: list = []
+    for module in (endgame_net, midgame_net, distill_net):
+        monkeypatch.setattr(module, "collect", refuse)
+    monkeypatch.setattr(endgame_net, "fit_set_net", refuse)
+    monkeypatch.setattr(endgame_net, "fit", refuse)
+    monkeypatch.setattr(endgame_net, "closing_match",
+                        lambda variant, agent, out, hands, workers: matches.append(agent) or {})
+    for name in ("end/set_net.pt", "mid/tail_net.pt", "student/student_256.pt", "tail.npz"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_bytes(b"")
+    assert endgame_net.pipeline("swedish", tmp_path / "end", tmp_path / "w", hands=0) == {}
+    midgame_net.pipeline("swedish", tmp_path / "mid", tmp_path / "w", hands=10,
+                         tail=tmp_path / "tail.npz", endgame=tmp_path / "end/set_net.pt")
+    distill_net.pipeline("swedish", "before_last", tmp_path / "student", tmp_path / "w", 24,
+                         500, 2, 256, 8, 10, networks=("m.pt", "e.pt"))
+    assert not (tmp_path / "w").exists()
+    assert matches[-1] == (f"networks:swedish,midgame_net={tmp_path / 'student/student_256.pt'}"
+                           ",endgame_net=e.pt")
+    assert matches[0].startswith("networks:swedish") and "tail_net.pt" in matches[0]
