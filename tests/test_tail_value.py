@@ -93,6 +93,10 @@ def test_bad_files_and_other_rules_are_refused(tmp_path):
     assert tail_supported(new_game("casino", 2, seed=0).rules)
     assert not tail_supported(new_game("casino", 3, seed=0).rules)
     assert not tail_supported(new_game("krypkasino", 2, seed=0).rules)
+    # one deck of 40 cards is fine; wins earned during a hand and pile order are not
+    assert tail_supported(new_game("tuxedo", 2, seed=0).rules)
+    for variant in ("hungarian", "finnish", "swazi"):
+        assert not tail_supported(new_game(variant, 2, seed=0).rules)
 
 
 def _mid_round(seed: int) -> State:
@@ -180,6 +184,30 @@ def test_label_is_the_mean_over_fresh_deals_of_the_unseen_cards():
     # a label of one rollout is that rollout's result on the shuffled deal
     m, s = tv_exp.label(st, 1, random.Random(9))
     assert s == 0.0 and m == int(m)
+
+
+def test_tuxedo_labels_are_the_engines_rollouts(monkeypatch):
+    """The fast simulator does not score tuxedo (oranges, sweeps of 10 or 5): a tuxedo
+    boundary is labelled by the engine's rollout, whose hand result the label is."""
+    from agents import search
+    from agents.valuation import static_weights
+
+    seen = []
+
+    def spy(det, st, side, w, seed, *a, **kw):
+        seen.append((det, seed, kw.get("fast", True)))
+        return search.determinization_value(det, st, side, w, seed, *a, **kw)
+
+    monkeypatch.setattr(tv_exp, "determinization_value", spy)
+    st = next(tv_exp.boundaries("tuxedo", 4, random.Random(3)))
+    assert len(st.stock_ids) == 40 - 4 - 16  # the second round just dealt
+    m, s = tv_exp.label(st, 1, random.Random(9))
+    (det, seed, fast), = seen
+    assert fast is False and s == 0.0
+    end = search.rollout(det, static_weights(det.rules), random.Random(seed), 0.0, None)
+    assert m == search.hand_result(det, end, 0, 0.0) and m % 5 == 0  # tuxedo scores by fives
+    tv_exp.label(next(tv_exp.boundaries("casino", 4, random.Random(3))), 1, random.Random(9))
+    assert seen[-1][2] is True  # casino keeps the fast rollouts
 
 
 def test_heuristic_labels_are_the_heuristics_own_play_out_of_fresh_deals(tmp_path):
