@@ -142,7 +142,7 @@ def collect(variant: str, hands: int, shards: int, seed: int, rollouts: int, run
     rules = new_game(variant, 2, seed=0).rules
     if not tail_supported(rules):
         raise SystemExit(f"tail_value: {variant} is not a two-sided preset of one deck "
-                         "without pile order, earned wins or penalties")
+                         "without pile order, earned wins, penalties or event points")
     if policy not in POLICIES:
         raise SystemExit(f"tail_value: --policy must be one of {POLICIES}, got {policy!r}")
     run.mkdir(parents=True, exist_ok=True)
