@@ -223,20 +223,23 @@ def pipeline(variant: str, out: Path, runs: Path = Path("runs/midgame_net"),
              endgame: Path | None = None, shard_hands: int = 200, hidden: int = 64,
              lr_schedule: str = "cosine") -> dict:
     """One preset's network-alone agent end to end and resumable (each step skipped once its
-    output is on disk): the boundary value (``experiments.tail_value build``) and the last
+    output is on disk): the boundary value (``experiments.tail_value build``; where the rules
+    have none, ``agents.tail_value.tail_supported``, rollouts go to the hand's end) and the last
     deal's network (``experiments.endgame_net pipeline``) where not given and not yet made,
     the rollout-valued afterstates before the last deal (``collect``), their set network (a
     checkpoint each epoch), and the two networks (``make_agent("networks:V,...")``) against
     the heuristic by chunks. Returns the match's summary."""
+    from agents.tail_value import tail_supported
+    from casino_env.engine import new_game
     from experiments import endgame_net, tail_value
 
-    if tail is None:
+    if tail is None and tail_supported(new_game(variant, 2, seed=0).rules):
         tail = tail_value.tail_path(variant)
         if not tail.is_file():
             print(f"[0/3] the boundary value into {tail} (experiments.tail_value build)",
                   flush=True)
             tail_value.build(variant)
-    if not tail.is_file():
+    if tail is not None and not tail.is_file():
         raise SystemExit(f"error: no boundary value {tail} (experiments.tail_value makes one)")
     if endgame is None:
         made = pipeline_out("endgame_net", variant)
@@ -255,8 +258,9 @@ def pipeline(variant: str, out: Path, runs: Path = Path("runs/midgame_net"),
         print(f"[1-2/3] {net} is there (delete it and {runs / f'{variant}_tail.ckpt'} to "
               "collect and fit again)", flush=True)
     else:
+        to = tail or "the hand's end (no boundary value is defined for these rules)"
         print(f"[1/3] {shards} shards of {shard_hands} hands valued by {rollouts} rollouts "
-              f"to {tail} into {run}", flush=True)
+              f"to {to} into {run}", flush=True)
         collect(variant, shard_hands, shards, 2, workers, run, rollouts, CANDIDATES, tail)
         print(f"[2/3] the set network into {net}", flush=True)
         endgame_net.fit_set_net(run, out, variant, epochs, net,

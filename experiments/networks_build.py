@@ -5,6 +5,8 @@ plays, made in order and resumable across sessions.
 
 1. the boundary value (``experiments.tail_value build``, if ``tail_value_V/tail.npz`` is
    missing; its shards go to ``runs/tail_value``, so it must finish in the session it starts);
+   none where the rules define none (``agents.tail_value.tail_supported``: tuxedo's event
+   points), and step 3's rollouts then go to the hand's end;
 2. the last deal's set network on exact values (``experiments.endgame_net pipeline``, a
    constant rate, 8 epochs) into ``endgame_net_V_const``, and the cloned policy with it
    against the heuristic where the preset has a cloned policy;
@@ -42,6 +44,8 @@ def outputs(variant: str) -> dict[str, Path]:
 def build(variant: str, workers: int = 2, work: Path | None = None) -> dict[str, dict]:
     """Make ``variant``'s networks (see the module text); returns each closing match's
     summary by step ({} where a step plays none)."""
+    from agents.tail_value import tail_supported
+    from casino_env.engine import new_game
     from casino_env.engine.rules import PRESETS
 
     if variant not in PRESETS:
@@ -51,8 +55,12 @@ def build(variant: str, workers: int = 2, work: Path | None = None) -> dict[str,
         raise SystemExit(f"error: --workers must be >= 1, got {workers}")
     out = outputs(variant)
     work = work or EXIT / f"_work_{variant}"
-    if not out["tail"].is_file():
-        print(f"[networks_build 1/4] the boundary value into {out['tail']}", flush=True)
+    tail = out["tail"] if tail_supported(new_game(variant, 2, seed=0).rules) else None
+    if tail is None:
+        print(f"[networks_build 1/4] no boundary value for {variant}'s rules: the network "
+              "before the last deal learns from rollouts to the hand's end", flush=True)
+    elif not tail.is_file():
+        print(f"[networks_build 1/4] the boundary value into {tail}", flush=True)
         tail_value.build(variant)
     policy = Path(f"experiments/results/train/{variant}/model.zip")
     print(f"[networks_build 2/4] the last deal's network into {out['last_deal']}", flush=True)
@@ -64,7 +72,7 @@ def build(variant: str, workers: int = 2, work: Path | None = None) -> dict[str,
           flush=True)
     summaries["before_last"] = midgame_net.pipeline(
         variant, out["before_last"], work, shards=30, hands=5000, workers=workers,
-        tail=out["tail"], endgame=end)
+        tail=tail, endgame=end)
     mid = out["before_last"] / "tail_net.pt"
     print(f"[networks_build 4/4] its student into {out['student']}", flush=True)
     summaries["student"] = distill_net.pipeline(

@@ -63,13 +63,27 @@ def test_a_made_boundary_value_and_a_cloned_policy_are_used(tmp_path, monkeypatc
     monkeypatch.chdir(tmp_path)
     calls: list = []
     fake_steps(monkeypatch, calls)
-    tail_value.tail_path("tuxedo").parent.mkdir(parents=True)
-    tail_value.tail_path("tuxedo").write_bytes(b"")
-    Path("experiments/results/train/tuxedo").mkdir(parents=True)
-    Path("experiments/results/train/tuxedo/model.zip").write_bytes(b"")
-    networks_build.build("tuxedo", workers=1, work=tmp_path / "w")
+    tail_value.tail_path("royal").parent.mkdir(parents=True)
+    tail_value.tail_path("royal").write_bytes(b"")
+    Path("experiments/results/train/royal").mkdir(parents=True)
+    Path("experiments/results/train/royal/model.zip").write_bytes(b"")
+    networks_build.build("royal", workers=1, work=tmp_path / "w")
     assert [c[0] for c in calls] == ["last_deal", "before_last", "student"]
     assert calls[0][3] == tmp_path / "w" and calls[0][4]["hands"] == 2000
+    assert calls[1][4]["tail"] == tail_value.tail_path("royal")
+
+
+def test_rules_without_a_boundary_value_roll_out_to_the_hands_end(tmp_path, monkeypatch
+                                                                  ) -> None:
+    """Tuxedo scores oranges and sweeps as events, which a boundary value cannot see: no
+    boundary value is made, and the network before the last deal gets none."""
+    monkeypatch.chdir(tmp_path)
+    calls: list = []
+    fake_steps(monkeypatch, calls)
+    networks_build.build("tuxedo", workers=1)
+    assert [c[0] for c in calls] == ["last_deal", "before_last", "student"]
+    assert calls[1][4]["tail"] is None
+    assert not tail_value.tail_path("tuxedo").exists()
 
 
 def test_bad_settings_are_named(tmp_path, monkeypatch) -> None:
@@ -106,3 +120,21 @@ def test_a_made_network_needs_no_shards(tmp_path, monkeypatch) -> None:
     assert matches[-1] == (f"networks:swedish,midgame_net={tmp_path / 'student/student_256.pt'}"
                            ",endgame_net=e.pt")
     assert matches[0].startswith("networks:swedish") and "tail_net.pt" in matches[0]
+
+
+def test_the_midgame_pipeline_rolls_tuxedo_out_to_the_hands_end(tmp_path, monkeypatch
+                                                               ) -> None:
+    def refuse(*a, **kw):
+        raise AssertionError("made a boundary value for rules that define none")
+
+    seen: list = []
+    monkeypatch.setattr(tail_value, "build", refuse)
+    monkeypatch.setattr(midgame_net, "collect", lambda *a: seen.append(("collect", a[-1])))
+    monkeypatch.setattr(endgame_net, "fit_set_net", lambda *a, **kw: seen.append(("fit",)))
+    monkeypatch.setattr(endgame_net, "closing_match",
+                        lambda variant, agent, out, hands, workers: seen.append(agent) or {})
+    (tmp_path / "set_net.pt").write_bytes(b"")
+    midgame_net.pipeline("tuxedo", tmp_path / "mid", tmp_path / "w", hands=10,
+                         endgame=tmp_path / "set_net.pt")
+    assert seen[0] == ("collect", None) and seen[1] == ("fit",)
+    assert seen[2].startswith("networks:tuxedo,midgame_net=")
