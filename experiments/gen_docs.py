@@ -448,7 +448,13 @@ NETWORK_ALONE_MATCHES = (
     ("wippen", "two value networks: before the last deal tail_net.pt (30 shards), the set "
      "network above on it", "heuristic", "exit/midgame_net_wippen_pipeline/networks_v_heuristic"),
     ("wippen", "`networks:wippen` (its student before the last deal, the set network on it)",
-     UNSEEN, "exit/general/networks_wippen_v_unseen_heuristic")) + tuple(
+     UNSEEN, "exit/general/networks_wippen_v_unseen_heuristic"),
+    # the thirty-third session's swedish, by the same command (no cloned policy)
+    ("swedish", "two value networks: before the last deal tail_net.pt (30 shards), the set "
+     "network above on it", "heuristic",
+     "exit/midgame_net_swedish_pipeline/networks_v_heuristic"),
+    ("swedish", "`networks:swedish` (its student before the last deal, the set network on it)",
+     UNSEEN, "exit/general/networks_swedish_v_unseen_heuristic")) + tuple(
     # the twenty-ninth session's students (``experiments.distill_net``): an MLP fitted to the
     # before-last network's values, in its place; the last deal's set network unchanged
     (preset, f"before the last deal an MLP student ({width} wide) of the set network, "
@@ -472,7 +478,10 @@ NETWORK_ALONE_MATCHES = (
         ("wippen", 256, " (`networks:wippen` since the thirty-first session)", "heuristic",
          "student_256_v_heuristic"),
         # the thirty-second session's: royal's student against the shipped search
-        ("royal", 256, "", SHIPPED_SEARCH, "student_256_v_search")))
+        ("royal", 256, "", SHIPPED_SEARCH, "student_256_v_search"),
+        # the thirty-third session's: swedish's
+        ("swedish", 256, " (`networks:swedish` since the thirty-third session)", "heuristic",
+         "student_256_v_heuristic")))
 
 
 # Issue 18's generality check: the guided agent, the search on a boundary value (and the shipped
