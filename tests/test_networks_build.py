@@ -47,7 +47,8 @@ def test_the_steps_run_in_order_with_the_shipped_settings(tmp_path, monkeypatch)
     assert tail == ("tail", "wippen")
     # no cloned policy in this folder: the last deal's step plays no closing match
     assert last == ("last_deal", "wippen", exit_ / "endgame_net_wippen_const", work,
-                    dict(workers=2, lr_schedule="constant", epochs=8, hands=0))
+                    dict(workers=2, lr_schedule="constant", epochs=8, hands=0,
+                         walk_shards=24))
     assert before == ("before_last", "wippen", exit_ / "midgame_net_wippen_pipeline", work,
                       dict(shards=30, hands=5000, workers=2,
                            tail=exit_ / "tail_value_wippen/tail.npz",
@@ -83,6 +84,7 @@ def test_rules_without_a_boundary_value_roll_out_to_the_hands_end(tmp_path, monk
     networks_build.build("tuxedo", workers=1)
     assert [c[0] for c in calls] == ["last_deal", "before_last", "student"]
     assert calls[1][4]["tail"] is None
+    assert calls[0][4]["walk_shards"] == 240  # its last deal: 2 cards each
     assert not tail_value.tail_path("tuxedo").exists()
 
 
