@@ -132,7 +132,10 @@ PROTOCOL_RUNS = tuple((f"cloned_{v}", f"train/{v}", f"{v}, cloned") for v in (
     ("spade", 3.1, "1.5M", "22 min to 162k decisions valued the same way",
      "37 min to 217k"),
     ("wippen", 3.1, "1.5M", "14 min to 162k decisions valued the same way",
-     "36 min to 243k"))) + (
+     "36 min to 243k"),
+    ("tuxedo", 1.9, "1.2M", "9 min to 127k decisions valued by 32 rollouts to the hand's "
+     "end (no boundary value: tuxedo scores oranges and sweeps as events)",
+     "15 min to 231k"))) + (
     ("scratch_casino_s0", "scratch/casino_s0", "casino, RL from scratch (MLP, seed 0)"),
     ("sums_casino_s0", "scratch/sums_casino_s0",
      "casino, RL from scratch (move scorer, table sums, seed 0)"),
@@ -454,7 +457,15 @@ NETWORK_ALONE_MATCHES = (
      "network above on it", "heuristic",
      "exit/midgame_net_swedish_pipeline/networks_v_heuristic"),
     ("swedish", "`networks:swedish` (its student before the last deal, the set network on it)",
-     UNSEEN, "exit/general/networks_swedish_v_unseen_heuristic")) + tuple(
+     UNSEEN, "exit/general/networks_swedish_v_unseen_heuristic"),
+    # the thirty-third session's tuxedo: no boundary value (rollouts to the hand's end); its
+    # last deal refitted on 240 play-out shards after this first one on 24
+    ("tuxedo", "cloned policy, last deal by a set network on 24 play-out shards "
+     "(endgame_net_tuxedo_walks24/set_net.pt; it lost more than the heuristic a decision)",
+     "heuristic", "exit/endgame_net_tuxedo_walks24/network_alone_v_heuristic"),
+    ("tuxedo", "two value networks: before the last deal tail_net.pt (30 shards valued by "
+     "rollouts to the hand's end), on it the set network on 240 play-out shards", "heuristic",
+     "exit/midgame_net_tuxedo_pipeline/networks_v_heuristic")) + tuple(
     # the twenty-ninth session's students (``experiments.distill_net``): an MLP fitted to the
     # before-last network's values, in its place; the last deal's set network unchanged
     (preset, f"before the last deal an MLP student ({width} wide) of the set network, "
@@ -479,8 +490,10 @@ NETWORK_ALONE_MATCHES = (
          "student_256_v_heuristic"),
         # the thirty-second session's: royal's student against the shipped search
         ("royal", 256, "", SHIPPED_SEARCH, "student_256_v_search"),
-        # the thirty-third session's: swedish's
+        # the thirty-third session's: swedish's and tuxedo's
         ("swedish", 256, " (`networks:swedish` since the thirty-third session)", "heuristic",
+         "student_256_v_heuristic"),
+        ("tuxedo", 256, " (`networks:tuxedo` since the thirty-third session)", "heuristic",
          "student_256_v_heuristic")))
 
 
