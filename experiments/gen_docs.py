@@ -463,9 +463,14 @@ NETWORK_ALONE_MATCHES = (
     ("tuxedo", "cloned policy, last deal by a set network on 24 play-out shards "
      "(endgame_net_tuxedo_walks24/set_net.pt; it lost more than the heuristic a decision)",
      "heuristic", "exit/endgame_net_tuxedo_walks24/network_alone_v_heuristic"),
+    ("tuxedo", "cloned policy, last deal by the set network on 240 play-out shards "
+     "(endgame_net_tuxedo_const/set_net.pt)", "heuristic",
+     "exit/endgame_net_tuxedo_const/network_alone_v_heuristic"),
     ("tuxedo", "two value networks: before the last deal tail_net.pt (30 shards valued by "
      "rollouts to the hand's end), on it the set network on 240 play-out shards", "heuristic",
-     "exit/midgame_net_tuxedo_pipeline/networks_v_heuristic")) + tuple(
+     "exit/midgame_net_tuxedo_pipeline/networks_v_heuristic"),
+    ("tuxedo", "`networks:tuxedo` (its student before the last deal, the set network on it)",
+     UNSEEN, "exit/general/networks_tuxedo_v_unseen_heuristic")) + tuple(
     # the twenty-ninth session's students (``experiments.distill_net``): an MLP fitted to the
     # before-last network's values, in its place; the last deal's set network unchanged
     (preset, f"before the last deal an MLP student ({width} wide) of the set network, "
