@@ -54,10 +54,12 @@ class SimRules:
 
     __slots__ = ("rules", "values", "rank", "rank_mask", "ace14", "cw", "dom_trail", "sweeps",
                  "cancel", "players", "side", "sides", "hand_size", "packs", "tables", "capv",
-                 "same_rank", "build", "max_value", "earned_wins", "spade", "steps")
+                 "same_rank", "build", "max_value", "earned_wins", "spade", "steps",
+                 "supported")
 
     def __init__(self, rules: Rules, policy: str = "cards") -> None:
         self.rules = rules
+        self.supported = supported(rules)  # else ``simulate`` hands every rollout to the engine
         self.values = rules.values  # on the table (and in builds)
         self.rank = rules.deck.rank
         self.rank_mask = rules.deck.rank_mask
@@ -315,12 +317,15 @@ def simulate(st: State, side: int, game_bonus: float, fallback, policy: str = "c
     gains minus the best other side (points), +/- ``game_bonus`` if the hand ends the game.
 
     ``fallback(state) -> float`` evaluates ``st`` with engine rollouts instead; it is used
-    when the greedy move would be a build (an owner with no capture), which is rare.
+    when the greedy move would be a build (an owner with no capture), which is rare, and for
+    the whole rollout where the rules are not ``supported`` (tuxedo's scoring, say).
     ``tail(loose, piles, sweeps, last_side, leader_side) -> float``, if given, ends the
     rollout at the first deal boundary (every hand empty, no build, cards left to deal) and
     returns its value there instead of dealing on (``agents.tail_value``)."""
     r = st.rules
     sr = sim_rules(r, policy)
+    if not sr.supported:
+        return fallback(st)
     n = sr.players
     hands = list(st.hand_masks)
     loose = st.loose_mask

@@ -33,13 +33,12 @@ FULL = (1 << 52) - 1
 
 
 def tail_supported(rules: Rules) -> bool:
-    """True where a boundary value is defined here: two sides, two seats, one deck of at most
-    52 cards (a smaller deck's unused ids read as unseen in every input: a constant), and no
-    pile order, penalties, points that end the game during a hand, or points scored during
+    """True where a boundary value is defined here: two sides, two seats, a 52-card deck, and
+    no pile order, penalties, points that end the game during a hand, or points scored during
     play as events (tuxedo's oranges and sweeps of 10 or 5: the inputs hold none of them, so
     the hand's result would be partly unseen)."""
-    return (rules.sides == 2 and rules.players == 2 and rules.deck.size <= 52
-            and rules.deck.copies == 1 and not event_points(rules)
+    return (rules.sides == 2 and rules.players == 2 and rules.deck.size == 52
+            and not event_points(rules)
             and not getattr(rules, "earned_wins", False)
             and not getattr(rules, "steal", False) and not getattr(rules, "penalties", False))
 

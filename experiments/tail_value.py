@@ -50,7 +50,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.fastsim import clear_caches, supported
+from agents.fastsim import clear_caches
 from agents.scripted import GreedyAgent, HeuristicAgent
 from agents.search import determinization_value, hand_result
 from agents.tail_value import TailValue, boundary_inputs, save_tail, tail_supported
@@ -85,7 +85,6 @@ def label(st: State, rollouts: int, rng: random.Random, policy: str = "builder"
         raise ValueError(f"tail_value: label policy must be one of {POLICIES}, got {policy!r}")
     r = st.rules
     w = static_weights(r)
-    fast = supported(r)  # the fast simulator does not score tuxedo: the engine plays those
     hs = [h.bit_count() for h in st.hand_masks]
     pool = [c for h in st.hand_masks for c in bit_list(h)] + list(st.stock_ids)
     out = []
@@ -101,7 +100,7 @@ def label(st: State, rollouts: int, rng: random.Random, policy: str = "builder"
             pos += k
         s.hand_masks = tuple(hands)
         s.stock_ids = tuple(pool[pos:])
-        out.append(determinization_value(s, s, 0, w, rng.getrandbits(32), fast=fast)
+        out.append(determinization_value(s, s, 0, w, rng.getrandbits(32))
                    if policy == "builder" else heuristic_result(s, rng.getrandbits(32)))
     a = np.asarray(out, np.float64)
     return float(a.mean()), float(a.std())
@@ -334,13 +333,13 @@ def oracle(view: PlayerView, candidates: list, deals: int, seed: int) -> list[fl
     rng = random.Random(seed)
     rules = view.rules
     side = rules.side(view.seat)
-    w, fast = static_weights(rules), supported(rules)
+    w = static_weights(rules)
     totals = [0.0] * len(candidates)
     for _ in range(deals):
         det = view.determinize(rng)
         rs = rng.getrandbits(32)
         for j, c in enumerate(candidates):
-            totals[j] += determinization_value(det, play(det, c), side, w, rs, fast=fast)
+            totals[j] += determinization_value(det, play(det, c), side, w, rs)
     return [t / deals for t in totals]
 
 

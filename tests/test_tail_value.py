@@ -187,27 +187,32 @@ def test_label_is_the_mean_over_fresh_deals_of_the_unseen_cards():
 
 
 def test_tuxedo_labels_are_the_engines_rollouts(monkeypatch):
-    """The fast simulator does not score tuxedo (oranges, sweeps of 10 or 5): a tuxedo
-    boundary is labelled by the engine's rollout, whose hand result the label is."""
-    from agents import search
+    """The fast simulator does not score tuxedo (oranges, sweeps of 10 or 5): it hands a
+    tuxedo rollout to its fallback, the engine's rollout, whose hand result the label is;
+    a casino label stays the fast simulator's."""
+    from agents import fastsim, search
     from agents.valuation import static_weights
 
     seen = []
 
     def spy(det, st, side, w, seed, *a, **kw):
-        seen.append((det, seed, kw.get("fast", True)))
+        seen.append((det, seed))
         return search.determinization_value(det, st, side, w, seed, *a, **kw)
 
     monkeypatch.setattr(tv_exp, "determinization_value", spy)
     st = next(tv_exp.boundaries("tuxedo", 4, random.Random(3)))
     assert len(st.stock_ids) == 40 - 4 - 16  # the second round just dealt
     m, s = tv_exp.label(st, 1, random.Random(9))
-    (det, seed, fast), = seen
-    assert fast is False and s == 0.0
+    (det, seed), = seen
+    assert s == 0.0
     end = search.rollout(det, static_weights(det.rules), random.Random(seed), 0.0, None)
     assert m == search.hand_result(det, end, 0, 0.0) and m % 5 == 0  # tuxedo scores by fives
-    tv_exp.label(next(tv_exp.boundaries("casino", 4, random.Random(3))), 1, random.Random(9))
-    assert seen[-1][2] is True  # casino keeps the fast rollouts
+    assert fastsim.simulate(det, 0, 0.0, lambda s: "engine", "builder") == "engine"
+    casino = next(tv_exp.boundaries("casino", 4, random.Random(3)))
+    m, _ = tv_exp.label(casino, 1, random.Random(9))
+    det, seed = seen[-1]
+    refuse = lambda s: pytest.fail("a casino rollout left the fast simulator")  # noqa: E731
+    assert m == fastsim.simulate(det, 0, 0.0, refuse, "builder")
 
 
 def test_heuristic_labels_are_the_heuristics_own_play_out_of_fresh_deals(tmp_path):
