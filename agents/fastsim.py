@@ -11,13 +11,15 @@ other sides take like loose cards.
 It covers the single-card-play rules (``casino``, ``royal``, ``dominican``, ``spade``,
 ``wippen``, ``swedish``, ``finnish`` and ``swazi`` -- their hand values, sweep limits,
 last-capture point, wins by earned points during play and pile tops -- and the building
-switches that do not change captures); ``supported`` says when a variant needs the engine's
-rollouts instead. Tests check every move it makes against the engine's legal moves.
+switches that do not change captures), and Hungarian's plays of several hand cards at once
+(V-hun-play; not its Ulmann, Kovacs, Nagy or claims switches); ``supported`` says when a
+variant needs the engine's rollouts instead. Tests check every move it makes against the
+engine's legal moves.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from casino_env.engine import Rules, State
 from casino_env.engine.cards import SPADE, bit_list
@@ -31,7 +33,7 @@ except ImportError:  # pragma: no cover
     finish_hand = None
 
 # Switches whose moves this simulator does not model (the engine plays those rollouts).
-UNSUPPORTED = ("multi_play", "build_as_card", "build_loose", "owner_may_trail", "orange_calls",
+UNSUPPORTED = ("kovacs", "build_as_card", "build_loose", "owner_may_trail", "orange_calls",
                "nagy", "claims", "ulmann", "difference",
                "must_capture")  # (krypkasino's compulsory captures and two decks)
 
@@ -55,7 +57,7 @@ class SimRules:
     __slots__ = ("rules", "values", "rank", "rank_mask", "ace14", "cw", "dom_trail", "sweeps",
                  "cancel", "players", "side", "sides", "hand_size", "packs", "tables", "capv",
                  "same_rank", "build", "max_value", "earned_wins", "spade", "steps",
-                 "supported")
+                 "supported", "multi")
 
     def __init__(self, rules: Rules, policy: str = "cards") -> None:
         self.rules = rules
@@ -90,6 +92,7 @@ class SimRules:
         self.capv = tuple(None if v is None else (1, 14) if v == 1 and self.ace14 else (v,)
                           for v in getattr(rules, "hand_values", self.values))
         self.same_rank = tuple(self.rank_mask[self.rank[c]] for c in range(rules.deck.size))
+        self.multi = rules.multi_play  # V-hun-play: several hand cards may capture at once
 
     def pack_one(self, loose: int, t: int) -> tuple[float, int]:
         """(weight, mask) of the heaviest single set of loose cards summing to ``t``."""
@@ -115,7 +118,7 @@ class SimRules:
 
     def pack(self, loose: int, v: int) -> tuple[float, int]:
         """(weight, mask) of the heaviest loose collection a value ``v`` takes (memoised)."""
-        key = loose << 4 | v
+        key = loose << 6 | v  # v < 64: several played cards total at most 3 x 13
         got = self.packs.get(key)
         if got is None:
             if len(self.packs) > 200_000:
@@ -196,7 +199,8 @@ def _backs(sr: SimRules, hand: int, values: list[int]) -> bool:
 def greedy_step(sr: SimRules, hand: int, loose: int, builds: list, seat: int
                 ) -> tuple[int, int, int] | None:
     """The greedy move of ``seat``: (kind 1 capture / 0 trail, played card, taken mask), or
-    None when it would need a build (the caller then asks the engine). ``builds`` holds
+    None when it would need a build (the caller then asks the engine); under V-hun-play a
+    capture by several hand cards is (3, their mask, taken mask). ``builds`` holds
     (value, cards, owner, weight) tuples."""
     cw = sr.cw
     capv = sr.capv
@@ -244,6 +248,10 @@ def greedy_step(sr: SimRules, hand: int, loose: int, builds: list, seat: int
             key = cw[c] + wt
             if key > best_key:
                 best_key, best_c, best_m = key, c, m
+    if sr.multi and loose and hand & (hand - 1):  # V-hun-play: two or more cards at once
+        several = _best_several(sr, hand, loose)
+        if several[0] > best_key:
+            return 3, several[1], several[2]
     if sr.build and loose and best_key < 2.5:  # nothing taken, or a pair: consider building
         bv, bc, bm, bval = _best_build(sr, hand, loose, builds, owned)
         if bm and (not best_m or bv > best_key + 1.0):
@@ -265,6 +273,36 @@ def greedy_step(sr: SimRules, hand: int, loose: int, builds: list, seat: int
     if trail < 0:
         return None
     return 0, trail, 0
+
+
+@cache
+def _several(n: int) -> tuple[int, ...]:
+    """The subsets of two or more of ``n`` hand cards (bit j: the j-th card), by size, then
+    mask: the order of the engine's V-hun-play moves."""
+    return tuple(sorted((m for m in range(3, 1 << n) if m & (m - 1)),
+                        key=lambda m: (m.bit_count(), m)))
+
+
+def _best_several(sr: SimRules, hand: int, loose: int) -> tuple[float, int, int]:
+    """(weight, played mask, taken mask) of the heaviest capture by two or more hand cards
+    together (V-hun-play: their total t takes loose sets each totalling t); weight -1 if none.
+    Subsets by size, then mask, as the engine lists them: the first of equal weights wins."""
+    ids = bit_list(hand)
+    values, cw = sr.values, sr.cw
+    best = (-1.0, 0, 0)
+    for pm in _several(len(ids)):
+        t = 0
+        played = 0
+        pw = 0.0
+        for j, c in enumerate(ids):
+            if pm >> j & 1:
+                t += values[c]
+                played |= 1 << c
+                pw += cw[c]
+        wt, m = sr.pack(loose, t)
+        if m and pw + wt > best[0]:
+            best = (pw + wt, played, m)
+    return best
 
 
 def _best_build(sr: SimRules, hand: int, loose: int, builds: list, owned
@@ -387,7 +425,8 @@ def simulate(st: State, side: int, game_bonus: float, fallback, policy: str = "c
         if mv is None:  # rare (an owner that must build): replay this hand with the engine
             return fallback(st)
         kind, c, tm = mv
-        hands[seat] &= ~(1 << c)
+        played = c if kind == 3 else 1 << c  # kind 3: several cards (V-hun-play)
+        hands[seat] &= ~played
         if kind == 2:  # a new single build: tm carries the loose cards and the value
             value = tm >> 64
             tm &= (1 << 64) - 1
@@ -403,8 +442,8 @@ def simulate(st: State, side: int, game_bonus: float, fallback, policy: str = "c
                 builds = [b for b in builds if not b[1] & tm]
             if order is not None:
                 _unstack(order, piles, tm)
-                order[sd] += bit_list(tm) + [c]
-            piles[sd] |= tm | 1 << c
+                order[sd] += bit_list(tm) + bit_list(played)
+            piles[sd] |= tm | played
             last = seat
             if sr.sweeps and not loose and not builds and sweep_scores(r, st.scores, not stock):
                 sweeps[sd] += 1

@@ -22,7 +22,7 @@ from agents import (
 from agents.fastsim import greedy_step, sim_rules, simulate, supported
 from agents.search import hand_result, rollout
 from agents.valuation import majority_share, rules_values, static_weights
-from casino_env.engine import describe_variant, legal_moves, list_variants, new_game
+from casino_env.engine import State, describe_variant, legal_moves, list_variants, new_game
 from casino_env.engine.view import PlayerView
 from experiments.stats import summarize_pair
 
@@ -121,7 +121,8 @@ def test_fast_rollouts_match_the_engine(variant: str, players: int) -> None:
         mv = greedy_step(sr, st.hand_masks[st.current], st.loose_mask, builds, st.current)
         if mv is not None:
             kind, card, taken = mv
-            assert any(m.kind == ("capture" if kind else "trail") and m.played_mask == 1 << card
+            played = card if kind == 3 else 1 << card  # 3: several cards (V-hun-play)
+            assert any(m.kind == ("capture" if kind else "trail") and m.played_mask == played
                        and m.taken_mask == taken for m in legal_moves(st)), str(st)
         side = st.rules.side(st.current)
         engine = hand_result(st, rollout(st, static_weights(st.rules), random.Random(0)), side,
@@ -130,6 +131,38 @@ def test_fast_rollouts_match_the_engine(variant: str, players: int) -> None:
         same += engine == fast
         total += 1
     assert same >= 0.9 * total
+
+
+def test_fast_rollouts_play_several_hungarian_cards_at_once() -> None:
+    """V-hun-play in the lean simulator: 5H+4C (total 9) take both nines, four cards, where no
+    single card takes anything; all three cards when they total 18; the rollout then scores
+    as the engine's."""
+    deck = new_game("hungarian").rules.deck
+
+    def mask(*cards: str) -> int:
+        return sum(1 << deck.index[c] for c in cards)
+
+    st = State.from_spec({"variant": "hungarian", "players": 2, "table": ["9S", "9D"],
+                          "hands": [["5H", "4C", "KD"], ["2C", "3C", "6H"]]})
+    sr = sim_rules(st.rules)
+    assert sr.supported
+    assert greedy_step(sr, st.hand_masks[0], st.loose_mask, [], 0) == (
+        3, mask("5H", "4C"), mask("9S", "9D"))
+    # 9H alone takes 9S+9D (three cards), 5H+4C with four, all three (total 18) take them as
+    # one set of 18 with five: the most cards
+    assert greedy_step(sr, mask("5H", "4C", "9H"), st.loose_mask, [], 0) == (
+        3, mask("5H", "4C", "9H"), mask("9S", "9D"))
+    # one nine on the table: 9H+9S is two cards, 5H+4C+9S three
+    assert greedy_step(sr, mask("9H", "5H", "4C"), mask("9S"), [], 0) == (
+        3, mask("5H", "4C"), mask("9S"))
+    # a single card is played alone (kind 1) when no pair adds up to anything on the table
+    assert greedy_step(sr, mask("9H", "KD", "QC"), mask("9S"), [], 0) == (
+        1, deck.index["9H"], mask("9S"))
+    # nothing adds up: the least valuable card trails
+    assert greedy_step(sr, mask("KD", "QC"), mask("2S"), [], 0)[0] == 0
+    side = st.rules.side(0)
+    engine = hand_result(st, rollout(st, static_weights(st.rules), random.Random(0)), side, 0.0)
+    assert simulate(st, side, 0.0, lambda s: 1e9) == engine
 
 
 @pytest.mark.parametrize("variant,players", [("casino", 2), ("royal", 3), ("dominican", 4)])
