@@ -57,7 +57,7 @@ class SimRules:
     __slots__ = ("rules", "values", "rank", "rank_mask", "ace14", "cw", "dom_trail", "sweeps",
                  "cancel", "players", "side", "sides", "hand_size", "packs", "tables", "capv",
                  "same_rank", "build", "max_value", "earned_wins", "spade", "steps",
-                 "supported", "multi")
+                 "supported", "multi", "direct", "earned_cap")
 
     def __init__(self, rules: Rules, policy: str = "cards") -> None:
         self.rules = rules
@@ -79,6 +79,8 @@ class SimRules:
         self.sweeps = rules.sweeps
         self.cancel = rules.cancel
         self.earned_wins = rules.earned_wins  # V-earned: the game may end during the hand
+        if self.earned_wins and self.supported:
+            self.direct, self.earned_cap = _earned_parts(rules)
         self.spade = rules.deck.suit_mask[SPADE]
         self.players = rules.players
         self.side = tuple(rules.side(s) for s in range(rules.players))
@@ -499,11 +501,38 @@ def _result(points, winner: int | None, side: int, game_bonus: float) -> float:
     return v
 
 
+def _earned_parts(rules: Rules) -> tuple[tuple, int]:
+    """What bounds a side's earned points (V-earned) from above: the (card bit, points) of
+    every card that scores by itself (``awards`` of a one-card pile, no majority certain),
+    and the most the rest can add besides sweeps (both majorities)."""
+    n = rules.sides
+    big = (rules.deck.size, rules.deck.size)  # so many cards left that no majority is certain
+    direct = []
+    for c in range(rules.deck.size):
+        pts = sum(p for _, s, p in awards(rules, (1 << c,) + (0,) * (n - 1), (0,) * n, (),
+                                          None, big) if s == 0)
+        if pts:
+            direct.append((1 << c, pts))
+    ip = rules.item_points
+    return tuple(direct), ip.cards + (0 if rules.scoring == "spade" else ip.spades)
+
+
 def _earned_end(st: State, sr: SimRules, piles: list, sweeps: list, side: int,
                 game_bonus: float) -> float | None:
     """V-earned, as the engine plays it: the result if the points each side is sure of now
-    bring one to the target ahead of every other side, else None (a tie plays on, C-game)."""
+    bring one to the target ahead of every other side, else None (a tie plays on, C-game).
+    An upper bound of every side's total first: mostly no side can have reached the target."""
     r = sr.rules
+    per_sweep = r.item_points.sweep if r.sweeps else 0
+    for s, p in enumerate(piles):
+        cap = st.scores[s] + sr.earned_cap + sweeps[s] * per_sweep
+        for bit, pts in sr.direct:
+            if p & bit:
+                cap += pts
+        if cap >= r.target:
+            break
+    else:
+        return None
     taken = 0
     for p in piles:
         taken |= p

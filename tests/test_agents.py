@@ -165,6 +165,36 @@ def test_fast_rollouts_play_several_hungarian_cards_at_once() -> None:
     assert simulate(st, side, 0.0, lambda s: 1e9) == engine
 
 
+@pytest.mark.parametrize("variant,players", [("hungarian", 2), ("finnish", 2), ("finnish", 3)])
+def test_fast_earned_wins_match_the_engines_count(variant: str, players: int) -> None:
+    """V-earned, V-hun-end: the simulator's check for a win during play (an upper bound of
+    every side's total first, then the engine's count) ends exactly where the engine's
+    ``earned``/``earned_winner`` would, on states of whole games (scores near the target too)."""
+    from agents.fastsim import _earned_end, _result
+    from casino_env.engine.scoring import earned, earned_winner
+
+    wins = 0
+    rng = random.Random(3)
+    for st in random_states(variant, players, 300, seed=9):
+        spec = st.to_spec()  # scores a few points short of the target: wins become possible
+        spec["scores"] = [st.rules.target - rng.randint(1, 8) for _ in spec["scores"]]
+        if variant == "finnish" and max(spec["scores"]) >= 10:  # V-fin-score: no sweeps then
+            spec["sweeps"] = [0] * len(spec["sweeps"])
+        st = State.from_spec(spec)
+        r = st.rules
+        sr = sim_rules(r)
+        taken = 0
+        for p in st.pile_masks:
+            taken |= p
+        left = (r.deck.size - taken.bit_count(), (sr.spade & ~taken).bit_count())
+        points = earned(r, st.pile_masks, st.sweeps, (), left)
+        winner = earned_winner([a + b for a, b in zip(st.scores, points)], r.target)
+        want = None if winner is None else _result(points, winner, 0, 5.0)
+        assert _earned_end(st, sr, list(st.pile_masks), list(st.sweeps), 0, 5.0) == want
+        wins += want is not None
+    assert wins > 0
+
+
 @pytest.mark.parametrize("variant,players", [("casino", 2), ("royal", 3), ("dominican", 4)])
 def test_rollouts_memoise_only_what_greedy_step_returns(variant: str, players: int) -> None:
     """simulate memoises greedy_step by (hand, table) when no build is out, else also by the
