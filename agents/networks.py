@@ -38,10 +38,11 @@ SET_NETWORKS: dict[str, tuple[str, str]] = {
     # (royal and dominican fitted again so in the twenty-sixth session, dominican with
     # --walk-shards 40; spade made so in the twenty-eighth, its before-last on 30 shards;
     # wippen by ``python -m experiments.networks_build --variant wippen``, thirty-first session,
-    # swedish and tuxedo by the same command, thirty-second and thirty-third sessions)
+    # swedish and tuxedo by the same command, thirty-second and thirty-third sessions,
+    # hungarian in the thirty-fourth)
     v: (f"experiments/results/exit/midgame_net_{v}_pipeline/tail_net.pt",
         f"experiments/results/exit/endgame_net_{v}_const/set_net.pt")
-    for v in ("royal", "dominican", "spade", "wippen", "swedish", "tuxedo")}
+    for v in ("royal", "dominican", "spade", "wippen", "swedish", "tuxedo", "hungarian")}
 # preset -> an MLP student of its set network before the last deal, played in its place
 # (``python -m experiments.distill_net pipeline --variant V``, twenty-ninth session: the same
 # strength in play in a fraction of the time; every preset with set networks has one)
