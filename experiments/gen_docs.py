@@ -135,7 +135,10 @@ PROTOCOL_RUNS = tuple((f"cloned_{v}", f"train/{v}", f"{v}, cloned") for v in (
      "36 min to 243k"),
     ("tuxedo", 1.9, "1.2M", "9 min to 127k decisions valued by 32 rollouts to the hand's "
      "end (no boundary value: tuxedo scores oranges and sweeps as events)",
-     "15 min to 231k"))) + (
+     "15 min to 231k"),
+    ("hungarian", 1.9, "1.1M", "6 min to 126k decisions valued by 32 rollouts to the hand's "
+     "end (no boundary value: the game ends on points earned during a hand)",
+     "18 min to 257k"))) + (
     ("scratch_casino_s0", "scratch/casino_s0", "casino, RL from scratch (MLP, seed 0)"),
     ("sums_casino_s0", "scratch/sums_casino_s0",
      "casino, RL from scratch (move scorer, table sums, seed 0)"),
@@ -470,7 +473,17 @@ NETWORK_ALONE_MATCHES = (
      "rollouts to the hand's end), on it the set network on 240 play-out shards", "heuristic",
      "exit/midgame_net_tuxedo_pipeline/networks_v_heuristic"),
     ("tuxedo", "`networks:tuxedo` (its student before the last deal, the set network on it)",
-     UNSEEN, "exit/general/networks_tuxedo_v_unseen_heuristic")) + tuple(
+     UNSEEN, "exit/general/networks_tuxedo_v_unseen_heuristic"),
+    # the thirty-fourth session's hungarian: rollouts to the hand's end, the fast simulator's
+    # several-card plays
+    ("hungarian", "cloned policy, last deal by the set network on 160 play-out shards "
+     "(endgame_net_hungarian_const/set_net.pt)", "heuristic",
+     "exit/endgame_net_hungarian_const/network_alone_v_heuristic"),
+    ("hungarian", "two value networks: before the last deal tail_net.pt (30 shards valued by "
+     "rollouts to the hand's end), on it the set network on 160 play-out shards", "heuristic",
+     "exit/midgame_net_hungarian_pipeline/networks_v_heuristic"),
+    ("hungarian", "`networks:hungarian` (its student before the last deal, the set network on "
+     "it)", UNSEEN, "exit/general/networks_hungarian_v_unseen_heuristic")) + tuple(
     # the twenty-ninth session's students (``experiments.distill_net``): an MLP fitted to the
     # before-last network's values, in its place; the last deal's set network unchanged
     (preset, f"before the last deal an MLP student ({width} wide) of the set network, "
@@ -499,7 +512,10 @@ NETWORK_ALONE_MATCHES = (
         ("swedish", 256, " (`networks:swedish` since the thirty-third session)", "heuristic",
          "student_256_v_heuristic"),
         ("tuxedo", 256, " (`networks:tuxedo` since the thirty-third session)", "heuristic",
-         "student_256_v_heuristic")))
+         "student_256_v_heuristic"),
+        # the thirty-fourth session's: hungarian's
+        ("hungarian", 256, " (`networks:hungarian` since the thirty-fourth session)",
+         "heuristic", "student_256_v_heuristic")))
 
 
 # Issue 18's generality check: the guided agent, the search on a boundary value (and the shipped
