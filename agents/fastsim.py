@@ -120,7 +120,7 @@ class SimRules:
 
     def pack(self, loose: int, v: int) -> tuple[float, int]:
         """(weight, mask) of the heaviest loose collection a value ``v`` takes (memoised)."""
-        key = loose << 6 | v  # v < 64: several played cards total at most 3 x 13
+        key = v << 64 | loose  # any v (several played cards may total more than 15)
         got = self.packs.get(key)
         if got is None:
             if len(self.packs) > 200_000:
