@@ -39,10 +39,11 @@ SET_NETWORKS: dict[str, tuple[str, str]] = {
     # --walk-shards 40; spade made so in the twenty-eighth, its before-last on 30 shards;
     # wippen by ``python -m experiments.networks_build --variant wippen``, thirty-first session,
     # swedish and tuxedo by the same command, thirty-second and thirty-third sessions,
-    # hungarian in the thirty-fourth)
+    # hungarian in the thirty-fourth, finnish in the thirty-fourth and thirty-fifth)
     v: (f"experiments/results/exit/midgame_net_{v}_pipeline/tail_net.pt",
         f"experiments/results/exit/endgame_net_{v}_const/set_net.pt")
-    for v in ("royal", "dominican", "spade", "wippen", "swedish", "tuxedo", "hungarian")}
+    for v in ("royal", "dominican", "spade", "wippen", "swedish", "tuxedo", "hungarian",
+              "finnish")}
 # preset -> an MLP student of its set network before the last deal, played in its place
 # (``python -m experiments.distill_net pipeline --variant V``, twenty-ninth session: the same
 # strength in play in a fraction of the time; every preset with set networks has one)

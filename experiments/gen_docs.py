@@ -483,7 +483,14 @@ NETWORK_ALONE_MATCHES = (
      "rollouts to the hand's end), on it the set network on 160 play-out shards", "heuristic",
      "exit/midgame_net_hungarian_pipeline/networks_v_heuristic"),
     ("hungarian", "`networks:hungarian` (its student before the last deal, the set network on "
-     "it)", UNSEEN, "exit/general/networks_hungarian_v_unseen_heuristic")) + tuple(
+     "it)", UNSEEN, "exit/general/networks_hungarian_v_unseen_heuristic"),
+    # the thirty-fourth and thirty-fifth sessions' finnish, by the same command (no cloned
+    # policy; rollouts to the hand's end)
+    ("finnish", "two value networks: before the last deal tail_net.pt (30 shards valued by "
+     "rollouts to the hand's end), on it the set network on 24 play-out shards", "heuristic",
+     "exit/midgame_net_finnish_pipeline/networks_v_heuristic"),
+    ("finnish", "`networks:finnish` (its student before the last deal, the set network on it)",
+     UNSEEN, "exit/general/networks_finnish_v_unseen_heuristic")) + tuple(
     # the twenty-ninth session's students (``experiments.distill_net``): an MLP fitted to the
     # before-last network's values, in its place; the last deal's set network unchanged
     (preset, f"before the last deal an MLP student ({width} wide) of the set network, "
@@ -515,6 +522,9 @@ NETWORK_ALONE_MATCHES = (
          "student_256_v_heuristic"),
         # the thirty-fourth session's: hungarian's
         ("hungarian", 256, " (`networks:hungarian` since the thirty-fourth session)",
+         "heuristic", "student_256_v_heuristic"),
+        # the thirty-fifth session's: finnish's
+        ("finnish", 256, " (`networks:finnish` since the thirty-fifth session)",
          "heuristic", "student_256_v_heuristic")))
 
 

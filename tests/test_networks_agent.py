@@ -54,11 +54,11 @@ def test_before_the_last_deal_it_picks_among_the_heuristics_eight_best() -> None
 
 
 def test_presets_and_rules_without_shipped_networks_are_named() -> None:
-    with pytest.raises(ValueError, match=r"no networks ship for 'finnish' "
+    with pytest.raises(ValueError, match=r"no networks ship for 'swazi' "
                                          r"\(shipped: casino, royal, dominican, spade, wippen, "
-                                         r"swedish, tuxedo, hungarian\); "
+                                         r"swedish, tuxedo, hungarian, finnish\); "
                                          "give midgame_net=PATH and endgame_net=PATH"):
-        make_agent("networks:finnish")
+        make_agent("networks:swazi")
     with pytest.raises(ValueError, match="unknown preset"):
         make_agent("networks:poker")
     with pytest.raises(ValueError, match="give networks:PRESET, e.g. networks:casino"):
@@ -96,11 +96,13 @@ def test_it_is_a_known_name_with_its_own_options() -> None:
     assert mixed.endgame_net.path.endswith("endgame_net_casino_const/set_net.pt")
 
 
-@pytest.mark.parametrize("preset", ["spade", "wippen", "swedish", "tuxedo", "hungarian"])
+@pytest.mark.parametrize("preset", ["spade", "wippen", "swedish", "tuxedo", "hungarian",
+                                    "finnish"])
 def test_a_preset_plays_its_own_shipped_networks(preset: str) -> None:
     """``networks:spade`` (twenty-eighth session), ``networks:wippen`` (thirty-first),
     ``networks:swedish`` and ``networks:tuxedo`` (thirty-third), ``networks:hungarian``
-    (thirty-fourth; the last four by ``experiments.networks_build``): the preset's two
+    (thirty-fourth), ``networks:finnish`` (thirty-fifth; the last five by
+    ``experiments.networks_build``): the preset's two
     networks, each of its scope, each choosing some of a hand's legal moves; a casino game is
     refused by name."""
     agent = make_agent(f"networks:{preset}", seed=0)
