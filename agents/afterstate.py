@@ -285,7 +285,9 @@ class AfterstateNet:
     or ``before_last`` (every two-player decision before it, among the heuristic's
     ``candidates`` best-scored moves). ``path`` may join several files of one preset and
     scope with ``+`` (``a.pt+b.pt``): an ensemble, valuing each afterstate by their mean (the
-    members' errors partly cancel)."""
+    members' errors partly cancel). A last-deal network fitted only where the mover held at
+    most ``max_cards`` cards (``experiments.endgame_net collect --from-cards``: a deal too
+    large to solve whole) plays only there."""
 
     def __init__(self, path: str | Path, margin: float = 0.0,
                  option: str = "endgame_net") -> None:
@@ -305,8 +307,10 @@ class AfterstateNet:
             raise ValueError(f"{option} {path}: unknown scope {self.scope!r} (known: "
                              f"{', '.join(SCOPES)})")
         self.candidates = int(meta.get("candidates", 0))
+        self.max_cards = int(meta.get("max_cards", 0))  # 0: any
         for p, (_, m, _) in zip(paths[1:], self.members[1:]):
-            for key, default in (("variant", None), ("scope", LAST_DEAL), ("candidates", 0)):
+            for key, default in (("variant", None), ("scope", LAST_DEAL), ("candidates", 0),
+                                 ("max_cards", 0)):
                 if m.get(key, default) != meta.get(key, default):
                     raise ValueError(f"{option} {path}: an ensemble's networks must share "
                                      f"their {key} ({paths[0]}: {meta.get(key, default)!r}, "
@@ -338,8 +342,9 @@ class AfterstateNet:
 
     def choose(self, view: PlayerView, moves: list[Move]) -> Move | None:
         """The move to the best-valued afterstate where the network plays (its ``scope``: the
-        two-player last deal, where ``view`` determines the state, or the decisions before
-        it), else None; ValueError on another game's rules."""
+        two-player last deal, where ``view`` determines the state, with at most ``max_cards``
+        in the mover's hand where set, or the decisions before it), else None; ValueError on
+        another game's rules."""
         if view.rules is not self._checked:  # rules are frozen: one comparison a game
             if view.rules != self.rules:
                 raise ValueError(f"{self.option} {self.path} was fitted on "
@@ -359,7 +364,8 @@ class AfterstateNet:
             v = self.values(view.determinize(random.Random(0)), cands,
                             [scores[i] for i in order])
             return cands[int(np.argmax(v))]
-        if not perfect_information(view):
+        if not perfect_information(view) or (
+                self.max_cards and view.hand_sizes[view.seat] > self.max_cards):
             return None
         st = view.determinize(random.Random(0))
         if not self.margin:

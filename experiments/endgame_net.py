@@ -44,8 +44,9 @@ learns a correction to it) and keeps the heuristic's choices;
 ``collect --walks N`` records the decisions met by N heuristic play-outs of each solved deal
 (the positions play reaches, valued from the tree). ``online`` measures points lost on the
 heuristic's own line (no random moves), the heuristic's and each saved network's (``--margins``:
-each also at each ``endgame_margin``). ``fit --regret W`` adds W times the points a softmax
-choice loses; ``fit --card-weights`` weighs decisions by the cards in hand.
+each also at each ``endgame_margin``; ``--labels``: the move each cheap labelling values
+highest, for deals too large to solve whole, ``LABELS``). ``fit --regret W`` adds W times the
+points a softmax choice loses; ``fit --card-weights`` weighs decisions by the cards in hand.
 
 ``pipeline --variant V`` does one preset's network-alone last deal end to end, each step
 resumed where it stopped: 4 tree shards (seed 7), 24 play-out shards of 20 walks (seed 9), the
@@ -85,11 +86,13 @@ def shard_path(run: Path, k: int) -> Path:
     return run / f"shard_{k:03d}.npz"
 
 
-def _exact_line(variant: str, hands, seed: int, heuristic, rng: random.Random | None = None):
+def _exact_line(variant: str, hands, seed: int, heuristic, rng: random.Random | None = None,
+                max_cards: int = 0):
     """Single hands (numbered by ``hands``, an iterable) played by ``heuristic`` on both seats
     (with ``rng``: a random move instead with probability EXPLORE): at each last-deal decision
     with a choice that the solver values, yields (state, moves, view, the heuristic's move,
-    each move's exact value)."""
+    each move's exact value). ``max_cards``: not tried where the mover holds more (swazi's 12
+    cards a deal: the solver gives up there only after seconds)."""
     from agents.endgame import move_values, perfect_information
     from casino_env.engine import apply_move, legal_moves, new_game
     from casino_env.engine.view import PlayerView
@@ -101,7 +104,8 @@ def _exact_line(variant: str, hands, seed: int, heuristic, rng: random.Random | 
             moves = legal_moves(st)
             view = PlayerView(st, st.current)
             own = heuristic.choose(view)
-            if len(moves) > 1 and perfect_information(view):
+            if len(moves) > 1 and perfect_information(view) and not (
+                    max_cards and st.hand_masks[st.current].bit_count() > max_cards):
                 values = move_values(st, 200_000)
                 if values is not None:
                     yield st, moves, view, own, values
@@ -135,15 +139,17 @@ def collect_shard(job: tuple) -> str:
 
 def _save_shard(dest: Path, xs: list, ys: list, groups: list, picks: list, width: int,
                 deals: list | None = None, scope: str | None = None,
-                candidates: int = 0) -> str:
+                candidates: int = 0, max_cards: int = 0) -> str:
     """Write a shard whole (through a .tmp file, so ``load`` never sees half of one); ``deals``:
     each row's deal, where held-out decisions are to be whole deals; ``scope``: where a
     network fitted on it plays (``agents.afterstate.SCOPES``; none: the last deal), with the
-    ``candidates`` it chooses among."""
+    ``candidates`` it chooses among; ``max_cards``: the most cards a mover held (0: any)."""
     tmp = dest.with_suffix(".tmp.npz")
     more = {} if deals is None else {"deal": np.array(deals, np.int64)}
     if scope is not None:
         more |= {"scope": np.array(scope), "candidates": np.array(candidates)}
+    if max_cards:
+        more["max_cards"] = np.array(max_cards)
     np.savez_compressed(tmp, x=np.array(xs).reshape(-1, width), y=np.array(ys, np.float32),
                         group=np.array(groups, np.int64), heuristic=np.array(picks, bool),
                         **more)
@@ -241,7 +247,9 @@ def collect_tree_shard(job: tuple) -> str:
     """Like ``collect_shard``, but at each hand's first last-deal decision the whole rest of
     the deal is solved and a share of all its positions with a choice are recorded (far more
     exact decisions per hand, off the heuristic's own lines too), each with its hand as its
-    deal; the hand then ends. With
+    deal; the hand then ends (``from_cards``, a ninth item of ``job``: at its first last-deal
+    decision where the mover holds at most that many cards, for deals too large to solve
+    whole; the network fitted on it plays only there). With
     ``scores``, each row ends with the heuristic's columns (``heuristic_columns``) and the
     heuristic's choice at each recorded decision is kept (its top-scored move)."""
     from agents.afterstate import afterstate_row, heuristic_columns, layout_of
@@ -250,7 +258,8 @@ def collect_tree_shard(job: tuple) -> str:
     from casino_env.engine import apply_move, legal_moves, new_game
     from casino_env.engine.view import PlayerView
 
-    variant, hands, seed, dest, share, node_limit, bias, scores, walks = job
+    variant, hands, seed, dest, share, node_limit, bias, scores, walks, *rest = job
+    from_cards = rest[0] if rest else 0
     rng = random.Random(seed)
     heuristic = HeuristicAgent(seed)
     rules = new_game(variant, 2, seed=0).rules
@@ -271,7 +280,8 @@ def collect_tree_shard(job: tuple) -> str:
         hand = st.hand_points
         while not st.game_over and st.hand_points is hand:
             view = PlayerView(st, st.current)
-            if perfect_information(view):
+            if perfect_information(view) and not (
+                    from_cards and st.hand_masks[st.current].bit_count() > from_cards):
                 recs = tree_records(st, share, rng, node_limit, encode, bias,
                                     annotate if scores else None, walks,
                                     lambda s, _: heuristic.choose(PlayerView(s, s.current)))
@@ -286,19 +296,19 @@ def collect_tree_shard(job: tuple) -> str:
             moves = legal_moves(st)
             own = heuristic.choose(view)
             st = apply_move(st, rng.choice(moves) if rng.random() < EXPLORE else own)
-    return _save_shard(dest, xs, ys, groups, picks, width, deals)
+    return _save_shard(dest, xs, ys, groups, picks, width, deals, max_cards=from_cards)
 
 
 def collect(variant: str, hands: int, shards: int, seed: int, workers: int, run: Path,
             tree: float = 0.0, node_limit: int = 2_000_000, bias: float = 1.0,
-            scores: bool = False, walks: int = 0) -> None:
+            scores: bool = False, walks: int = 0, from_cards: int = 0) -> None:
     from tqdm.auto import tqdm
 
     from agents.tournament import derive_seed
 
     run.mkdir(parents=True, exist_ok=True)
     jobs = [(variant, hands, derive_seed("endgame_net", seed, k) % 10**6, shard_path(run, k))
-            + ((tree, node_limit, bias, scores, walks) if tree or walks else ())
+            + ((tree, node_limit, bias, scores, walks, from_cards) if tree or walks else ())
             for k in range(shards) if not shard_path(run, k).exists()]
     work = collect_tree_shard if tree or walks else collect_shard
     with mp.get_context("forkserver").Pool(workers) as pool:
@@ -310,7 +320,8 @@ def collect(variant: str, hands: int, shards: int, seed: int, workers: int, run:
 def load(run: Path) -> dict:
     """All shards of ``run``: afterstates, values, decision ids (unique across shards),
     whether the heuristic chose each move, and each decision's deal (``deal_of``: the held-out
-    split's unit; each decision its own where a shard has no deals)."""
+    split's unit; each decision its own where a shard has no deals) and the most cards a mover
+    held (``max_cards``, 0: any; ``collect --from-cards``)."""
     from agents.afterstate import LAST_DEAL
 
     files = sorted(run.glob("shard_[0-9][0-9][0-9].npz"))  # not a .tmp being written
@@ -320,7 +331,8 @@ def load(run: Path) -> dict:
     for f in files:
         d = np.load(f)
         kinds.add((str(d["scope"]) if "scope" in d else LAST_DEAL,
-                   int(d["candidates"]) if "candidates" in d else 0))
+                   int(d["candidates"]) if "candidates" in d else 0,
+                   int(d["max_cards"]) if "max_cards" in d else 0))
         if len(kinds) > 1:
             raise SystemExit(f"error: {f} holds decisions of another scope than the shards "
                              f"before it ({sorted(kinds)})")
@@ -332,10 +344,10 @@ def load(run: Path) -> dict:
     deal_of = np.zeros(offset, np.int64)
     deal_of[g] = deal
     _, deal_of = np.unique(deal_of, return_inverse=True)  # numbered 0.. without gaps
-    scope, candidates = kinds.pop()
+    scope, candidates, max_cards = kinds.pop()
     return {"x": x.astype(np.float32), "y": y, "group": g, "heuristic": h,
             "shards": len(files), "decisions": offset, "deal_of": deal_of, "scope": scope,
-            "candidates": candidates}
+            "candidates": candidates, "max_cards": max_cards}
 
 
 def points_lost(values: np.ndarray, scores: np.ndarray, groups: np.ndarray) -> float:
@@ -439,6 +451,9 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
         if (e["scope"], e["candidates"]) != (d["scope"], d["candidates"]):
             raise SystemExit(f"error: {more}'s decisions are of scope {e['scope']}, {run}'s "
                              f"of {d['scope']} (a network plays one or the other)")
+        if e["max_cards"] != d["max_cards"]:
+            raise SystemExit(f"error: {more}'s decisions hold at most {e['max_cards'] or 'any'}"
+                             f" cards, {run}'s {d['max_cards'] or 'any'} (collect --from-cards)")
         if e["x"].shape[1] != d["x"].shape[1]:
             raise SystemExit(f"error: {more}'s rows have {e['x'].shape[1]} columns, {run}'s "
                              f"{d['x'].shape[1]} (collect both with or without "
@@ -540,8 +555,9 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
                         time.perf_counter() - t0)
     net.eval()
     if save is not None:  # playable: heuristic:endgame_net=PATH, ppo:MODEL,endgame_net=PATH
-        scope = {} if d["scope"] == LAST_DEAL else \
-            {"scope": d["scope"], "candidates": d["candidates"]}
+        scope = ({} if d["scope"] == LAST_DEAL else
+                 {"scope": d["scope"], "candidates": d["candidates"]}) | \
+            ({"max_cards": d["max_cards"]} if d["max_cards"] else {})
         save_net(save, net, {"variant": variant, "kind": kind, "layers": layers,
                              "width": x.shape[1], "hidden": hidden,
                              "residual": residual, "ranks": ranks,
@@ -674,16 +690,58 @@ def write_rows(path: Path, rows: list[dict]) -> None:
         w.writerows(rows)
 
 
+LABELS = ("builder", "heuristic", "heuristic+exact4")  # ``online --labels``: cheap labellers
+
+
+def playout_value(st, hand, side: int, agent, exact_cards: int = 0) -> float:
+    """``side``'s lead at the end of the hand whose points were ``hand``, ``agent`` playing
+    every seat from ``st`` (a last-deal afterstate: the view is the state); with
+    ``exact_cards``, once no hand holds more cards, the solver's exact value instead (where it
+    finishes within 200,000 positions). A cheap label where the whole deal is too large to
+    solve (swazi)."""
+    from agents.endgame import lead, solve
+    from casino_env.engine.play import play
+    from casino_env.engine.view import PlayerView
+
+    while not st.game_over and st.hand_points is hand:
+        if exact_cards and max(m.bit_count() for m in st.hand_masks) <= exact_cards:
+            got = solve(st, 200_000)
+            if got is not None:
+                return got[1] if st.rules.side(st.current) == side else -got[1]
+        st = play(st, agent.choose(PlayerView(st, st.current)), deal_next=False)
+    return lead(st, side)
+
+
+def label_choice(label: str, st, moves: list, view, rng: random.Random, agent):
+    """The move a cheap labelling (``LABELS``) values highest: ``builder``, 8 fast rollouts
+    of the builder policy (the search agent's valuation); ``heuristic``, one play-out by
+    ``agent`` (the heuristic) on both seats; ``heuristic+exact4``, the same with the solver
+    once no hand holds more than 4 cards."""
+    from casino_env.engine.play import play
+    from experiments.midgame_net import rollout_values
+
+    if label == "builder":
+        values = rollout_values(view, moves, 8, rng)
+    else:
+        side, exact = st.rules.side(st.current), 4 if label.endswith("exact4") else 0
+        values = [playout_value(play(st, m, deal_next=False), st.hand_points, side, agent,
+                                exact) for m in moves]
+    return moves[int(np.argmax(values))]
+
+
 def online(variant: str, nets: list[Path], hands: int, seed: int, out: Path,
            margins: list[float] | None = None, depths: list[int] | None = None,
-           residue: bool = False) -> list[dict]:
+           residue: bool = False, labels: list[str] | None = None,
+           max_cards: int = 0) -> list[dict]:
     """Points lost against exact play per decision on the heuristic's own line: the default
     heuristic plays both seats (no random moves) and at each last-deal decision with a choice
     every move is valued exactly; the heuristic's move and each network's are scored, overall
     and by the cards in the mover's hand (``margins``: each network at each
     ``endgame_margin`` as well; ``depths``: minimax over that many plies with the piles scored
     as they stand past them, ``agents.endgame.lookahead``; ``residue``: the table's cards
-    counted to the last capturer there as well). Writes ``OUT/online.csv`` and
+    counted to the last capturer there as well; ``labels``: the move each cheap labelling of
+    ``LABELS`` values highest, ``label_choice``; ``max_cards``: only decisions where the mover
+    holds at most that many cards). Writes ``OUT/online.csv`` and
     ``online.md``."""
     import torch
     from tqdm.auto import tqdm
@@ -698,17 +756,23 @@ def online(variant: str, nets: list[Path], hands: int, seed: int, out: Path,
         for n in nets for m in (margins or [0.0])} | {
         f"lookahead {d} plies": d for d in (depths or [])} | {
         f"lookahead {d} plies, table to last capturer": -d for d in (depths or [])
-        if residue}
-    heuristic = HeuristicAgent(seed)
+        if residue} | {f"{label} label": label for label in (labels or [])}
+    for label in labels or []:
+        if label not in LABELS:
+            raise SystemExit(f"error: --labels: unknown labelling {label!r} (known: "
+                             f"{', '.join(LABELS)})")
+    heuristic, rng = HeuristicAgent(seed), random.Random(seed)
+    playouts = HeuristicAgent(seed + 1)
     lost: dict[str, list] = {k: [] for k in players}
     cards: list[int] = []
     for st, moves, view, own, values in _exact_line(
-            variant, tqdm(range(hands), desc="hands"), seed, heuristic):
+            variant, tqdm(range(hands), desc="hands"), seed, heuristic, max_cards=max_cards):
         best = max(values.values())
         for name, net in players.items():
             move = own if net is None else \
                 lookahead(st, abs(net), net < 0)[0] if isinstance(net, int) else \
-                net.choose(view, moves)
+                label_choice(net, st, moves, view, rng, playouts) if isinstance(net, str) \
+                else net.choose(view, moves)
             lost[name].append(best - values[move])
         cards.append(st.hand_masks[st.current].bit_count())
     held = np.array(cards)
@@ -733,7 +797,8 @@ def online(variant: str, nets: list[Path], hands: int, seed: int, out: Path,
 def pipeline(variant: str, out: Path, runs: Path = Path("runs/endgame_net"),
              tree_shards: int = 4, walk_shards: int = 24, epochs: int = 6, hands: int = 2000,
              workers: int = 1, threads: int = 1, policy: str | None = None,
-             shard_hands: int = 200, hidden: int = 64, lr_schedule: str = "cosine") -> dict:
+             shard_hands: int = 200, hidden: int = 64, lr_schedule: str = "cosine",
+             from_cards: int = 0) -> dict:
     """The network-alone last deal of one preset, end to end and resumable: tree and play-out
     decisions (shards on disk are kept), the set network (a checkpoint each epoch), and the
     cloned policy with it against the heuristic (``experiments.long_match``, by chunks; none
@@ -748,10 +813,11 @@ def pipeline(variant: str, out: Path, runs: Path = Path("runs/endgame_net"),
         print(f"[1-3/4] {net} is there (delete it to collect and fit again)", flush=True)
     else:
         print(f"[1/4] {tree_shards} tree shards into {tree}", flush=True)
-        collect(variant, shard_hands, tree_shards, 7, workers, tree, 0.02, scores=True)
+        collect(variant, shard_hands, tree_shards, 7, workers, tree, 0.02, scores=True,
+                from_cards=from_cards)
         print(f"[2/4] {walk_shards} play-out shards into {walks}", flush=True)
         collect(variant, shard_hands, walk_shards, 9, workers, walks, 0.0, scores=True,
-                walks=20)
+                walks=20, from_cards=from_cards)
         print(f"[3/4] the set network into {net}", flush=True)
         fit_set_net(walks, out, variant, epochs, net, runs / f"{variant}_set.ckpt", threads,
                     extra=tree, hidden=hidden, lr_schedule=lr_schedule)
@@ -831,6 +897,10 @@ def main(argv: list[str] | None = None) -> None:
                    help="solve each hand's last deal as --tree does, then record the decisions "
                         "met by N heuristic play-outs of it (15%% random moves); with "
                         "--tree 0, only those")
+    c.add_argument("--from-cards", type=int, default=0, metavar="N",
+                   help="--tree/--walks: solve from the first last-deal decision where the "
+                        "mover holds at most N cards (a deal too large to solve whole); the "
+                        "network fitted on it plays only there (default 0: from the first)")
     c.add_argument("--heuristic-scores", action="store_true",
                    help="--tree: end each row with the heuristic's score of the move (a fit "
                         "on such rows learns a correction to it) and keep its choices")
@@ -885,6 +955,9 @@ def main(argv: list[str] | None = None) -> None:
     q.add_argument("--walk-shards", type=int, default=24)
     q.add_argument("--policy", default=None,
                    help="the cloned policy (default experiments/results/train/<variant>/model.zip)")
+    q.add_argument("--from-cards", type=int, default=0, metavar="N",
+                   help="solve from the first last-deal decision where the mover holds at most "
+                        "N cards (collect --from-cards; default 0: from the first)")
     o = sub.add_parser("online", help="points lost on the heuristic's own last-deal decisions")
     o.add_argument("--variant", default="casino")
     o.add_argument("--nets", type=Path, nargs="*", default=[], metavar="PATH")
@@ -894,6 +967,10 @@ def main(argv: list[str] | None = None) -> None:
                    help="also each network at each endgame_margin M (0: none)")
     o.add_argument("--depths", type=int, nargs="+", default=None, metavar="D",
                    help="also minimax over D plies, the piles scored as they stand past them")
+    o.add_argument("--labels", nargs="+", default=None, choices=LABELS, metavar="L",
+                   help=f"also the move each cheap labelling values highest ({', '.join(LABELS)})")
+    o.add_argument("--max-cards", type=int, default=0, metavar="N",
+                   help="only decisions where the mover holds at most N cards (default: all)")
     o.add_argument("--residue", action="store_true",
                    help="--depths: also each depth with the table counted to the last capturer")
     o.add_argument("--out", type=Path, required=True)
@@ -901,15 +978,18 @@ def main(argv: list[str] | None = None) -> None:
     if a.command == "pipeline":
         out = a.out or pipeline_out("endgame_net", a.variant)
         pipeline(a.variant, out, a.runs, a.tree_shards, a.walk_shards, a.epochs, a.hands,
-                 a.workers, a.threads, a.policy, hidden=a.hidden, lr_schedule=a.lr_schedule)
+                 a.workers, a.threads, a.policy, hidden=a.hidden, lr_schedule=a.lr_schedule,
+                 from_cards=a.from_cards)
     elif a.command == "online":
         print(json.dumps(online(a.variant, a.nets, a.hands, a.seed, a.out, a.margins,
-                                a.depths, a.residue)))
+                                a.depths, a.residue, a.labels, a.max_cards)))
     elif a.command == "collect":
         if a.heuristic_scores and not (a.tree or a.walks):
             p.error("--heuristic-scores needs --tree or --walks")
+        if a.from_cards and not (a.tree or a.walks):
+            p.error("--from-cards needs --tree or --walks")
         collect(a.variant, a.hands, a.shards, a.seed, a.workers, a.run, a.tree, a.node_limit,
-                a.tree_bias, a.heuristic_scores, a.walks)
+                a.tree_bias, a.heuristic_scores, a.walks, a.from_cards)
     else:
         print(json.dumps(fit(a.run, a.out, a.variant, a.hidden, a.epochs, a.augment, a.seed,
                               a.residual, a.loss, a.dropout, a.weight_decay, a.ranks, a.extra,

@@ -8,7 +8,8 @@ plays, made in order and resumable across sessions.
    none where the rules define none (``agents.tail_value.tail_supported``: tuxedo's event
    points), and step 3's rollouts then go to the hand's end;
 2. the last deal's set network on exact values (``experiments.endgame_net pipeline``, a
-   constant rate, 8 epochs, 24 play-out shards or ``WALK_SHARDS``) into
+   constant rate, 8 epochs, 24 play-out shards or ``WALK_SHARDS``; solved from
+   ``FROM_CARDS`` cards in hand where a deal is too large to solve whole) into
    ``endgame_net_V_const``, and the cloned policy with it
    against the heuristic where the preset has a cloned policy;
 3. the set network before the last deal on rollout values (``experiments.midgame_net
@@ -37,6 +38,11 @@ EXIT = Path("experiments/results/exit")
 # the network fitted on them lost more points a decision than the heuristic; hungarian deals 3
 # cards each, and 24 shards held 43k decisions
 WALK_SHARDS = {"tuxedo": 240, "hungarian": 160}
+# where the last deal is too large to solve whole, the cards a mover holds from which it is
+# solved (``endgame_net collect --from-cards``; the network plays from there, the heuristic
+# before): swazi deals 12 cards each, and solving from 6 took about a minute a hand, from 5
+# a few seconds, on a shared core (thirty-fifth session)
+FROM_CARDS = {"swazi": 5}
 
 
 def outputs(variant: str) -> dict[str, Path]:
@@ -72,7 +78,8 @@ def build(variant: str, workers: int = 2, work: Path | None = None) -> dict[str,
     print(f"[networks_build 2/4] the last deal's network into {out['last_deal']}", flush=True)
     summaries = {"last_deal": endgame_net.pipeline(
         variant, out["last_deal"], work, workers=workers, lr_schedule="constant", epochs=8,
-        hands=2000 if policy.is_file() else 0, walk_shards=WALK_SHARDS.get(variant, 24))}
+        hands=2000 if policy.is_file() else 0, walk_shards=WALK_SHARDS.get(variant, 24),
+        from_cards=FROM_CARDS.get(variant, 0))}
     end = out["last_deal"] / "set_net.pt"
     print(f"[networks_build 3/4] the network before the last deal into {out['before_last']}",
           flush=True)

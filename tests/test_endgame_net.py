@@ -470,6 +470,99 @@ def test_online_scores_the_heuristic_and_each_network_on_the_same_decisions(tmp_
     assert len({r["decisions"] for r in rows}) == 1
 
 
+def test_a_deal_too_large_to_solve_is_solved_from_a_number_of_cards(tmp_path) -> None:
+    """collect --from-cards N (thirty-fifth session, for swazi's 12 cards a deal): the solve
+    starts at the first last-deal decision where the mover holds at most N cards, so every
+    recorded decision holds at most N and some hold exactly N; the shards, the fit and the
+    saved network carry N, and the network plays only there (the heuristic above it). Runs
+    of other N are refused as extra training data."""
+    from agents.afterstate import AfterstateNet
+    from agents.endgame import perfect_information
+    from agents.scripted import HeuristicAgent
+    from casino_env.engine import apply_move, legal_moves, new_game
+    from casino_env.engine.view import PlayerView
+    from experiments.endgame_net import cards_in_hand, collect_tree_shard, fit, load
+
+    run, other = tmp_path / "run", tmp_path / "other"
+    for folder, n, hands in ((run, 3, 16), (other, 4, 1)):
+        folder.mkdir()
+        collect_tree_shard(("swazi", hands, 5, folder / "shard_000.npz", 0.0, 10**6, 1.0,
+                            True, 4, n))
+    d = load(run)
+    cards = cards_in_hand(d["x"])
+    assert d["max_cards"] == 3 and cards.max() == 3 and (cards == 3).any()
+    assert load(other)["max_cards"] == 4
+    fit(run, tmp_path / "out", "swazi", 16, 1, False, 0, True, "centered", kind="set",
+        layers=1, save=tmp_path / "net.pt")
+    net = AfterstateNet(tmp_path / "net.pt")
+    assert net.max_cards == 3
+    played, heuristic = {}, HeuristicAgent(0)
+    st = new_game("swazi", 2, seed=11)
+    start = st.hand_points
+    while st.hand_points is start:  # a heuristic line (trailing alone piles the table up)
+        view, moves = PlayerView(st, st.current), legal_moves(st)
+        if perfect_information(view) and len(moves) > 1:
+            played[view.hand_sizes[view.seat]] = net.choose(view, moves)
+        st = apply_move(st, heuristic.choose(view))
+    assert played[12] is None and played[4] is None
+    assert played[3] is not None and played[2] is not None
+    with pytest.raises(SystemExit, match=r"hold at most 4 cards, .* 3 \(collect --from-cards"):
+        fit(run, tmp_path / "out", "swazi", 16, 1, False, 0, True, "centered", extra=other)
+
+
+def test_cheap_labels_are_scored_beside_the_heuristic(tmp_path) -> None:
+    """endgame_net online --labels (thirty-fifth session, for swazi's 12-card last deal): the
+    move each cheap labelling values highest, scored against exact play on the same decisions.
+    A casino last deal holds at most 4 cards a hand, so ``heuristic+exact4`` values every
+    afterstate exactly and loses nothing; ``--max-cards 2`` keeps only decisions with 2 cards
+    or fewer; an unknown labelling is refused by name."""
+    from experiments.endgame_net import online
+
+    rows = online("casino", [], 4, 9, tmp_path, labels=["builder", "heuristic",
+                                                        "heuristic+exact4"])
+    assert [r["player"] for r in rows] == ["heuristic", "builder label", "heuristic label",
+                                           "heuristic+exact4 label"]
+    assert len({r["decisions"] for r in rows}) == 1 and rows[0]["decisions"] > 10
+    assert rows[3]["points_lost"] == 0
+    small = online("casino", [], 4, 9, tmp_path, max_cards=2)
+    sizes = {int(k.split("_")[1]) for k in small[0] if k.startswith("decisions_")}
+    assert sizes and max(sizes) <= 2
+    assert small[0]["decisions"] == sum(rows[0][f"decisions_{c}_cards"] for c in sizes)
+    with pytest.raises(SystemExit, match="unknown labelling 'oracle'"):
+        online("casino", [], 1, 9, tmp_path, labels=["oracle"])
+
+
+def test_a_playout_value_is_the_hands_lead_or_the_solvers_value() -> None:
+    """``playout_value``: the heuristic plays the last deal out on both seats and the label is
+    the side's lead at the hand's end; with ``exact_cards`` at least the cards left, it is the
+    solver's exact value (a casino last deal of 4 cards a hand where the heuristic's line is
+    worth 0 and best play 5 to the mover)."""
+    from agents.endgame import lead, solve
+    from agents.scripted import HeuristicAgent
+    from casino_env.engine import State
+    from casino_env.engine.play import play
+    from casino_env.engine.view import PlayerView
+    from experiments.endgame_net import playout_value
+
+    piles = [["AH", "AC", "2S", "2D", "3H", "4S", "5H", "5D", "6S", "6H", "6C", "8S", "9C",
+              "10S", "10C", "JH", "JD", "QD", "QC"],
+             ["AS", "2H", "2C", "3D", "3C", "4H", "4D", "4C", "6D", "8H", "8D", "9H", "10H",
+              "10D", "JS", "JC", "QS", "QH", "KH", "KC"]]
+    st = State.from_spec({"variant": "casino", "players": 2, "dealer": 1, "current": 0,
+                          "hands": [["5S", "7H", "8C", "9S"], ["AD", "7S", "7D", "KS"]],
+                          "table": ["3S", "5C", "7C", "9D", "KD"], "stock": [],
+                          "piles": piles, "sweeps": [0, 0], "scores": [0, 0],
+                          "last_capturer": 1})
+    assert solve(st, 10**6)[1] == 5.0
+    assert playout_value(st, st.hand_points, 0, HeuristicAgent(0), 4) == 5.0
+    assert playout_value(st, st.hand_points, 1, HeuristicAgent(0), 4) == -5.0
+    agent, line, hand = HeuristicAgent(0), st, st.hand_points
+    while line.hand_points is hand:
+        line = play(line, agent.choose(PlayerView(line, line.current)), deal_next=False)
+    assert lead(line, 0) == 0.0
+    assert playout_value(st, hand, 0, HeuristicAgent(0)) == 0.0
+
+
 def test_card_weights_go_by_the_cards_in_hand_at_each_decision(tmp_path) -> None:
     from experiments.endgame_net import by_cards, cards_in_hand, fit
 

@@ -48,7 +48,7 @@ def test_the_steps_run_in_order_with_the_shipped_settings(tmp_path, monkeypatch)
     # no cloned policy in this folder: the last deal's step plays no closing match
     assert last == ("last_deal", "wippen", exit_ / "endgame_net_wippen_const", work,
                     dict(workers=2, lr_schedule="constant", epochs=8, hands=0,
-                         walk_shards=24))
+                         walk_shards=24, from_cards=0))
     assert before == ("before_last", "wippen", exit_ / "midgame_net_wippen_pipeline", work,
                       dict(shards=30, hands=5000, workers=2,
                            tail=exit_ / "tail_value_wippen/tail.npz",
@@ -86,6 +86,19 @@ def test_rules_without_a_boundary_value_roll_out_to_the_hands_end(tmp_path, monk
     assert calls[1][4]["tail"] is None
     assert calls[0][4]["walk_shards"] == 240  # its last deal: 2 cards each
     assert not tail_value.tail_path("tuxedo").exists()
+
+
+def test_a_deal_too_large_to_solve_is_solved_from_fewer_cards(tmp_path, monkeypatch) -> None:
+    """Swazi deals 12 cards each: its last deal is solved from 5 cards in the mover's hand
+    (``FROM_CARDS``; thirty-fifth session), and before the last deal it rolls out to the
+    hand's end (its steals leave no boundary value)."""
+    monkeypatch.chdir(tmp_path)
+    calls: list = []
+    fake_steps(monkeypatch, calls)
+    networks_build.build("swazi", workers=1)
+    assert [c[0] for c in calls] == ["last_deal", "before_last", "student"]
+    assert calls[0][4]["from_cards"] == 5 and calls[0][4]["walk_shards"] == 24
+    assert calls[1][4]["tail"] is None
 
 
 def test_bad_settings_are_named(tmp_path, monkeypatch) -> None:
