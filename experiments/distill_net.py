@@ -191,13 +191,16 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--epochs", type=int, default=8)
     p.add_argument("--match-hands", type=int, default=5000,
                    help="of the closing match against the heuristic (default 5000)")
+    p.add_argument("--networks", nargs=2, default=None, metavar=("BEFORE_LAST", "LAST_DEAL"),
+                   help="the teacher's two set networks (default: the preset's shipped ones)")
     a = ap.parse_args(argv)
     if a.cmd == "collect":
         collect(a.variant, a.scope, a.hands, a.shards, a.seed, a.workers, a.run)
     else:
         out = a.out or Path(f"experiments/results/exit/distill_net_{a.variant}")
         print(pipeline(a.variant, a.scope, out, a.runs, a.shards, a.hands, a.workers,
-                       a.hidden, a.epochs, a.match_hands))
+                       a.hidden, a.epochs, a.match_hands,
+                       tuple(a.networks) if a.networks else None))
 
 
 if __name__ == "__main__":

@@ -81,3 +81,12 @@ def test_a_teacher_given_by_paths_is_distilled_and_played_beside_its_last_deal(t
     student = tmp_path / "out" / "student_16.pt"
     assert student.is_file() and s["hands"] == 2
     assert s["agent"] == f"networks:casino,midgame_net={student},endgame_net={end}"
+    # the command line names them the same way (--networks BEFORE_LAST LAST_DEAL); the made
+    # student goes straight to its closing match
+    from experiments.distill_net import main
+
+    main(["pipeline", "--variant", "casino", "--out", str(tmp_path / "out"), "--runs",
+          str(tmp_path / "runs"), "--shards", "1", "--hands", "8", "--workers", "1",
+          "--hidden", "16", "--epochs", "1", "--match-hands", "2", "--networks", mid, end])
+    kept = (tmp_path / "out" / "student_16_v_heuristic" / "summary.md").read_text()
+    assert f"endgame_net={end}" in kept
