@@ -299,18 +299,68 @@ def collect_tree_shard(job: tuple) -> str:
     return _save_shard(dest, xs, ys, groups, picks, width, deals, max_cards=from_cards)
 
 
+def collect_playout_shard(job: tuple) -> str:
+    """The last deal's decisions above the cards the solver starts from (``above``: swazi's
+    first moves of a 12-card deal): the heuristic plays single hands (``EXPLORE`` random
+    moves), and at each last-deal decision with a choice where the mover holds more than
+    ``above`` cards every legal move is valued by ``playout_value`` (the heuristic on both
+    seats, solved exactly once no hand holds more than 4 cards: the cheap label that lost
+    least against exact play, docs/expert_iteration.md). Rows as ``collect_tree_shard``'s
+    with the heuristic's columns; training data beside a ``--from-cards`` run's (``fit
+    --extra``), which then plays at any number of cards."""
+    from agents.afterstate import afterstate_row, heuristic_columns, heuristic_pick, layout_of
+    from agents.endgame import perfect_information
+    from agents.scripted import HeuristicAgent
+    from casino_env.engine import apply_move, legal_moves, new_game
+    from casino_env.engine.play import play
+    from casino_env.engine.view import PlayerView
+
+    variant, hands, seed, dest, above = job
+    rng = random.Random(seed)
+    heuristic, playouts = HeuristicAgent(seed), HeuristicAgent(seed + 1)
+    layout = layout_of(new_game(variant, 2, seed=0).rules)
+    width = layout.size + 52 + 2
+    xs, ys, groups, picks, deals, decision = [], [], [], [], [], 0
+    for k in range(hands):
+        st = new_game(variant, 2, seed=seed * 100_000 + k)
+        hand = st.hand_points
+        while not st.game_over and st.hand_points is hand:
+            view = PlayerView(st, st.current)
+            moves = legal_moves(st)
+            scores = heuristic.scores(view, moves) if len(moves) > 1 else [0.0]
+            own = moves[heuristic_pick(scores)]
+            if len(moves) > 1 and perfect_information(view) and \
+                    st.hand_masks[st.current].bit_count() > above:
+                side = st.rules.side(st.current)
+                cols = heuristic_columns(st, moves, scores)
+                for m, c in zip(moves, cols):
+                    after = play(st, m, deal_next=False)
+                    xs.append(np.r_[afterstate_row(layout, after, st.current), c]
+                              .astype(np.float16))
+                    ys.append(playout_value(after, hand, side, playouts, 4))
+                    groups.append(decision)
+                    picks.append(m is own)
+                    deals.append(k)
+                decision += 1
+            st = apply_move(st, rng.choice(moves) if rng.random() < EXPLORE else own)
+    return _save_shard(dest, xs, ys, groups, picks, width, deals)
+
+
 def collect(variant: str, hands: int, shards: int, seed: int, workers: int, run: Path,
             tree: float = 0.0, node_limit: int = 2_000_000, bias: float = 1.0,
-            scores: bool = False, walks: int = 0, from_cards: int = 0) -> None:
+            scores: bool = False, walks: int = 0, from_cards: int = 0,
+            above: int = 0) -> None:
     from tqdm.auto import tqdm
 
     from agents.tournament import derive_seed
 
     run.mkdir(parents=True, exist_ok=True)
     jobs = [(variant, hands, derive_seed("endgame_net", seed, k) % 10**6, shard_path(run, k))
-            + ((tree, node_limit, bias, scores, walks, from_cards) if tree or walks else ())
+            + ((tree, node_limit, bias, scores, walks, from_cards) if tree or walks else
+               (above,) if above else ())
             for k in range(shards) if not shard_path(run, k).exists()]
-    work = collect_tree_shard if tree or walks else collect_shard
+    work = collect_tree_shard if tree or walks else \
+        collect_playout_shard if above else collect_shard
     with mp.get_context("forkserver").Pool(workers) as pool:
         for _ in tqdm(pool.imap_unordered(work, jobs), total=len(jobs),
                       desc=f"{variant} shards"):
@@ -451,9 +501,9 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
         if (e["scope"], e["candidates"]) != (d["scope"], d["candidates"]):
             raise SystemExit(f"error: {more}'s decisions are of scope {e['scope']}, {run}'s "
                              f"of {d['scope']} (a network plays one or the other)")
-        if e["max_cards"] != d["max_cards"]:
-            raise SystemExit(f"error: {more}'s decisions hold at most {e['max_cards'] or 'any'}"
-                             f" cards, {run}'s {d['max_cards'] or 'any'} (collect --from-cards)")
+        # the network plays where any of its runs' decisions were (0: any number of cards)
+        d["max_cards"] = 0 if 0 in (e["max_cards"], d["max_cards"]) else \
+            max(e["max_cards"], d["max_cards"])
         if e["x"].shape[1] != d["x"].shape[1]:
             raise SystemExit(f"error: {more}'s rows have {e['x'].shape[1]} columns, {run}'s "
                              f"{d['x'].shape[1]} (collect both with or without "
@@ -901,6 +951,10 @@ def main(argv: list[str] | None = None) -> None:
                    help="--tree/--walks: solve from the first last-deal decision where the "
                         "mover holds at most N cards (a deal too large to solve whole); the "
                         "network fitted on it plays only there (default 0: from the first)")
+    c.add_argument("--above-cards", type=int, default=0, metavar="N",
+                   help="only last-deal decisions where the mover holds more than N cards, "
+                        "each move valued by the heuristic's play-out, solved exactly from 4 "
+                        "cards a hand (training data beside a --from-cards N run)")
     c.add_argument("--heuristic-scores", action="store_true",
                    help="--tree: end each row with the heuristic's score of the move (a fit "
                         "on such rows learns a correction to it) and keep its choices")
@@ -988,8 +1042,10 @@ def main(argv: list[str] | None = None) -> None:
             p.error("--heuristic-scores needs --tree or --walks")
         if a.from_cards and not (a.tree or a.walks):
             p.error("--from-cards needs --tree or --walks")
+        if a.above_cards and (a.tree or a.walks):
+            p.error("--above-cards collects play-out labels: not with --tree or --walks")
         collect(a.variant, a.hands, a.shards, a.seed, a.workers, a.run, a.tree, a.node_limit,
-                a.tree_bias, a.heuristic_scores, a.walks, a.from_cards)
+                a.tree_bias, a.heuristic_scores, a.walks, a.from_cards, a.above_cards)
     else:
         print(json.dumps(fit(a.run, a.out, a.variant, a.hidden, a.epochs, a.augment, a.seed,
                               a.residual, a.loss, a.dropout, a.weight_decay, a.ranks, a.extra,

@@ -474,14 +474,21 @@ def test_a_deal_too_large_to_solve_is_solved_from_a_number_of_cards(tmp_path) ->
     """collect --from-cards N (thirty-fifth session, for swazi's 12 cards a deal): the solve
     starts at the first last-deal decision where the mover holds at most N cards, so every
     recorded decision holds at most N and some hold exactly N; the shards, the fit and the
-    saved network carry N, and the network plays only there (the heuristic above it). Runs
-    of other N are refused as extra training data."""
+    saved network carry N, and the network plays only there (the heuristic above it). With
+    extra training runs it plays where any of them had decisions: up to the largest N, or
+    at any number of cards beside a ``--above-cards`` run (play-out labels above N)."""
     from agents.afterstate import AfterstateNet
     from agents.endgame import perfect_information
     from agents.scripted import HeuristicAgent
     from casino_env.engine import apply_move, legal_moves, new_game
     from casino_env.engine.view import PlayerView
-    from experiments.endgame_net import cards_in_hand, collect_tree_shard, fit, load
+    from experiments.endgame_net import (
+        cards_in_hand,
+        collect_playout_shard,
+        collect_tree_shard,
+        fit,
+        load,
+    )
 
     run, other = tmp_path / "run", tmp_path / "other"
     for folder, n, hands in ((run, 3, 16), (other, 4, 1)):
@@ -506,8 +513,18 @@ def test_a_deal_too_large_to_solve_is_solved_from_a_number_of_cards(tmp_path) ->
         st = apply_move(st, heuristic.choose(view))
     assert played[12] is None and played[4] is None
     assert played[3] is not None and played[2] is not None
-    with pytest.raises(SystemExit, match=r"hold at most 4 cards, .* 3 \(collect --from-cards"):
-        fit(run, tmp_path / "out", "swazi", 16, 1, False, 0, True, "centered", extra=other)
+    fit(run, tmp_path / "out", "swazi", 16, 1, False, 0, True, "centered", kind="set",
+        layers=1, extra=other, save=tmp_path / "net4.pt")
+    assert AfterstateNet(tmp_path / "net4.pt").max_cards == 4
+    above = tmp_path / "above"
+    above.mkdir()
+    collect_playout_shard(("swazi", 1, 5, above / "shard_000.npz", 10))
+    d = load(above)
+    assert d["max_cards"] == 0 and cards_in_hand(d["x"]).min() == 11
+    assert (np.bincount(d["group"], weights=d["heuristic"]) == 1).all()
+    fit(run, tmp_path / "out", "swazi", 16, 1, False, 0, True, "centered", kind="set",
+        layers=1, extra=above, save=tmp_path / "net_all.pt")
+    assert AfterstateNet(tmp_path / "net_all.pt").max_cards == 0
 
 
 def test_cheap_labels_are_scored_beside_the_heuristic(tmp_path) -> None:
