@@ -848,9 +848,11 @@ def pipeline(variant: str, out: Path, runs: Path = Path("runs/endgame_net"),
              tree_shards: int = 4, walk_shards: int = 24, epochs: int = 6, hands: int = 2000,
              workers: int = 1, threads: int = 1, policy: str | None = None,
              shard_hands: int = 200, hidden: int = 64, lr_schedule: str = "cosine",
-             from_cards: int = 0) -> dict:
+             from_cards: int = 0, above_shards: int = 0) -> dict:
     """The network-alone last deal of one preset, end to end and resumable: tree and play-out
-    decisions (shards on disk are kept), the set network (a checkpoint each epoch), and the
+    decisions (shards on disk are kept; solved from ``from_cards`` cards in hand where set,
+    and then ``above_shards`` shards of the decisions above that valued by the heuristic's
+    play-outs, ``collect --above-cards``), the set network (a checkpoint each epoch), and the
     cloned policy with it against the heuristic (``experiments.long_match``, by chunks; none
     with ``hands`` 0, so a preset without a cloned policy needs none). Returns the match's
     summary ({} without one)."""
@@ -868,9 +870,16 @@ def pipeline(variant: str, out: Path, runs: Path = Path("runs/endgame_net"),
         print(f"[2/4] {walk_shards} play-out shards into {walks}", flush=True)
         collect(variant, shard_hands, walk_shards, 9, workers, walks, 0.0, scores=True,
                 walks=20, from_cards=from_cards)
+        extra = [tree]
+        if from_cards and above_shards:
+            above = runs / f"{variant}_above{from_cards}"
+            print(f"[2/4] {above_shards} shards of the decisions above {from_cards} cards, "
+                  f"valued by the heuristic's play-outs, into {above}", flush=True)
+            collect(variant, shard_hands, above_shards, 11, workers, above, above=from_cards)
+            extra.append(above)
         print(f"[3/4] the set network into {net}", flush=True)
         fit_set_net(walks, out, variant, epochs, net, runs / f"{variant}_set.ckpt", threads,
-                    extra=tree, hidden=hidden, lr_schedule=lr_schedule)
+                    extra=extra, hidden=hidden, lr_schedule=lr_schedule)
     if not hands:
         print("[4/4] no closing match (--hands 0)", flush=True)
         return {}
@@ -880,7 +889,7 @@ def pipeline(variant: str, out: Path, runs: Path = Path("runs/endgame_net"),
 
 
 def fit_set_net(run: Path, out: Path, variant: str, epochs: int, save: Path, checkpoint: Path,
-                threads: int, extra: Path | None = None, hidden: int = 64,
+                threads: int, extra: Path | list | None = None, hidden: int = 64,
                 lr_schedule: str = "cosine") -> dict | None:
     """The pipelines' fit: the set network (``hidden`` wide, 2 layers, centered loss, suit
     swaps where hearts and clubs score alike, ``lr_schedule``, a checkpoint each epoch)."""
@@ -1012,6 +1021,9 @@ def main(argv: list[str] | None = None) -> None:
     q.add_argument("--from-cards", type=int, default=0, metavar="N",
                    help="solve from the first last-deal decision where the mover holds at most "
                         "N cards (collect --from-cards; default 0: from the first)")
+    q.add_argument("--above-shards", type=int, default=0, metavar="S",
+                   help="with --from-cards: S shards of the decisions above N cards valued by "
+                        "the heuristic's play-outs (collect --above-cards), training data too")
     o = sub.add_parser("online", help="points lost on the heuristic's own last-deal decisions")
     o.add_argument("--variant", default="casino")
     o.add_argument("--nets", type=Path, nargs="*", default=[], metavar="PATH")
@@ -1033,7 +1045,7 @@ def main(argv: list[str] | None = None) -> None:
         out = a.out or pipeline_out("endgame_net", a.variant)
         pipeline(a.variant, out, a.runs, a.tree_shards, a.walk_shards, a.epochs, a.hands,
                  a.workers, a.threads, a.policy, hidden=a.hidden, lr_schedule=a.lr_schedule,
-                 from_cards=a.from_cards)
+                 from_cards=a.from_cards, above_shards=a.above_shards)
     elif a.command == "online":
         print(json.dumps(online(a.variant, a.nets, a.hands, a.seed, a.out, a.margins,
                                 a.depths, a.residue, a.labels, a.max_cards)))

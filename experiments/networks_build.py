@@ -9,7 +9,8 @@ plays, made in order and resumable across sessions.
    points), and step 3's rollouts then go to the hand's end;
 2. the last deal's set network on exact values (``experiments.endgame_net pipeline``, a
    constant rate, 8 epochs, 24 play-out shards or ``WALK_SHARDS``; solved from
-   ``FROM_CARDS`` cards in hand where a deal is too large to solve whole) into
+   ``FROM_CARDS`` cards in hand where a deal is too large to solve whole, with
+   ``ABOVE_SHARDS`` shards of the decisions above them valued by play-outs) into
    ``endgame_net_V_const``, and the cloned policy with it
    against the heuristic where the preset has a cloned policy;
 3. the set network before the last deal on rollout values (``experiments.midgame_net
@@ -43,6 +44,10 @@ WALK_SHARDS = {"tuxedo": 240, "hungarian": 160}
 # before): swazi deals 12 cards each, and solving from 6 took about a minute a hand, from 5
 # a few seconds, on a shared core (thirty-fifth session)
 FROM_CARDS = {"swazi": 5}
+# and shards of the decisions above those cards, valued by the heuristic's play-outs (solved
+# exactly from 4 cards a hand): the cheap label that lost least against exact play at 5 to 7
+# cards (``endgame_net online --labels``), so that the network plays the whole last deal
+ABOVE_SHARDS = {"swazi": 12}
 
 
 def outputs(variant: str) -> dict[str, Path]:
@@ -79,7 +84,7 @@ def build(variant: str, workers: int = 2, work: Path | None = None) -> dict[str,
     summaries = {"last_deal": endgame_net.pipeline(
         variant, out["last_deal"], work, workers=workers, lr_schedule="constant", epochs=8,
         hands=2000 if policy.is_file() else 0, walk_shards=WALK_SHARDS.get(variant, 24),
-        from_cards=FROM_CARDS.get(variant, 0))}
+        from_cards=FROM_CARDS.get(variant, 0), above_shards=ABOVE_SHARDS.get(variant, 0))}
     end = out["last_deal"] / "set_net.pt"
     print(f"[networks_build 3/4] the network before the last deal into {out['before_last']}",
           flush=True)

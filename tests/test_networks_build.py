@@ -48,7 +48,7 @@ def test_the_steps_run_in_order_with_the_shipped_settings(tmp_path, monkeypatch)
     # no cloned policy in this folder: the last deal's step plays no closing match
     assert last == ("last_deal", "wippen", exit_ / "endgame_net_wippen_const", work,
                     dict(workers=2, lr_schedule="constant", epochs=8, hands=0,
-                         walk_shards=24, from_cards=0))
+                         walk_shards=24, from_cards=0, above_shards=0))
     assert before == ("before_last", "wippen", exit_ / "midgame_net_wippen_pipeline", work,
                       dict(shards=30, hands=5000, workers=2,
                            tail=exit_ / "tail_value_wippen/tail.npz",
@@ -90,14 +90,16 @@ def test_rules_without_a_boundary_value_roll_out_to_the_hands_end(tmp_path, monk
 
 def test_a_deal_too_large_to_solve_is_solved_from_fewer_cards(tmp_path, monkeypatch) -> None:
     """Swazi deals 12 cards each: its last deal is solved from 5 cards in the mover's hand
-    (``FROM_CARDS``; thirty-fifth session), and before the last deal it rolls out to the
-    hand's end (its steals leave no boundary value)."""
+    (``FROM_CARDS``; thirty-fifth session), the decisions above valued by play-outs
+    (``ABOVE_SHARDS``), and before the last deal it rolls out to the hand's end (its steals
+    leave no boundary value)."""
     monkeypatch.chdir(tmp_path)
     calls: list = []
     fake_steps(monkeypatch, calls)
     networks_build.build("swazi", workers=1)
     assert [c[0] for c in calls] == ["last_deal", "before_last", "student"]
     assert calls[0][4]["from_cards"] == 5 and calls[0][4]["walk_shards"] == 24
+    assert calls[0][4]["above_shards"] == 12
     assert calls[1][4]["tail"] is None
 
 
@@ -153,3 +155,27 @@ def test_the_midgame_pipeline_rolls_tuxedo_out_to_the_hands_end(tmp_path, monkey
                          endgame=tmp_path / "set_net.pt")
     assert seen[0] == ("collect", None) and seen[1] == ("fit",)
     assert seen[2].startswith("networks:tuxedo,midgame_net=")
+
+
+def test_the_last_deals_pipeline_adds_play_out_labels_above_the_solved_cards(tmp_path,
+                                                                            monkeypatch) -> None:
+    """``endgame_net.pipeline(from_cards=5, above_shards=12)`` (swazi): tree and play-out
+    shards solved from 5 cards, then 12 shards of the decisions above valued by play-outs,
+    all three fitted together (the play-out labels as training data only)."""
+    collects, fits = [], []
+    monkeypatch.setattr(endgame_net, "collect",
+                        lambda variant, hands, shards, seed, workers, run, *a, **kw:
+                        collects.append((run.name, shards, kw)))
+    monkeypatch.setattr(endgame_net, "fit_set_net",
+                        lambda run, out, variant, epochs, save, ckpt, threads, **kw:
+                        fits.append((run.name, [e.name for e in kw["extra"]])))
+    assert endgame_net.pipeline("swazi", tmp_path / "end", tmp_path / "w", hands=0,
+                                from_cards=5, above_shards=12) == {}
+    assert [(c[0], c[1]) for c in collects] == [("swazi_tree_h", 4), ("swazi_walks", 24),
+                                                ("swazi_above5", 12)]
+    assert collects[0][2]["from_cards"] == collects[1][2]["from_cards"] == 5
+    assert collects[2][2] == {"above": 5}
+    assert fits == [("swazi_walks", ["swazi_tree_h", "swazi_above5"])]
+    collects.clear()
+    endgame_net.pipeline("wippen", tmp_path / "end2", tmp_path / "w", hands=0)
+    assert [c[0] for c in collects] == ["wippen_tree_h", "wippen_walks"]
