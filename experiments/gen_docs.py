@@ -490,7 +490,14 @@ NETWORK_ALONE_MATCHES = (
      "rollouts to the hand's end), on it the set network on 24 play-out shards", "heuristic",
      "exit/midgame_net_finnish_pipeline/networks_v_heuristic"),
     ("finnish", "`networks:finnish` (its student before the last deal, the set network on it)",
-     UNSEEN, "exit/general/networks_finnish_v_unseen_heuristic")) + tuple(
+     UNSEEN, "exit/general/networks_finnish_v_unseen_heuristic"),
+    # the thirty-fifth session's hungarian refit: twice the decisions before the last deal
+    ("hungarian", "two value networks: before the last deal a set network on 60 shards "
+     "(midgame_net_hungarian_60/tail_net.pt), the shipped last deal's on it", "heuristic",
+     "exit/midgame_net_hungarian_60/networks_v_heuristic"),
+    ("hungarian", "before the last deal an MLP student (256 wide) of the 60-shard set network "
+     "(distill_net_hungarian_60/student_256.pt), the shipped last deal's on it", "heuristic",
+     "exit/distill_net_hungarian_60/student_256_v_heuristic")) + tuple(
     # the twenty-ninth session's students (``experiments.distill_net``): an MLP fitted to the
     # before-last network's values, in its place; the last deal's set network unchanged
     (preset, f"before the last deal an MLP student ({width} wide) of the set network, "
