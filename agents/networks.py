@@ -1,14 +1,15 @@
-"""The network-alone agent by name: ``make_agent("networks:casino")`` plays a preset's
-shipped afterstate value networks (issue 18), no search and no policy.
+"""The network-alone agent by name: ``make_agent("networks:casino")`` plays a preset's shipped
+afterstate value networks (issue 18), no search and no policy.
 
 Before the last deal a network of scope ``before_last`` (``experiments.midgame_net``: fitted to
 rollout values, seen without the opponent's hand) picks among the heuristic's best-scored
 moves; on the two-player last deal one of scope ``last_deal`` (``experiments.endgame_net``:
-fitted to exact values) picks among all legal moves; a decision with one legal move needs
-neither. The heuristic's scores pick the candidates and are inputs of the networks, never the
-move. ``midgame_net=PATH`` / ``endgame_net=PATH`` replace the shipped network of that scope
-(a preset that ships none needs both). The agent plays its preset's two-player game with no
-house switches and refuses any other (``check_rules``), as a trained policy does.
+fitted to exact values) picks among all legal moves (one fitted only from a number of cards in
+hand, ``max_cards``, leaves the decisions above it to the heuristic); a decision with one legal
+move needs neither. The heuristic's scores pick the candidates and are inputs of the networks,
+never the move. ``midgame_net=PATH`` / ``endgame_net=PATH`` replace the shipped network of that
+scope (a preset that ships none needs both). The agent plays its preset's two-player game with
+no house switches and refuses any other (``check_rules``), as a trained policy does.
 """
 
 from __future__ import annotations
