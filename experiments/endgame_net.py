@@ -299,6 +299,30 @@ def collect_tree_shard(job: tuple) -> str:
     return _save_shard(dest, xs, ys, groups, picks, width, deals, max_cards=from_cards)
 
 
+def heuristic_line(variant: str, hands: int, seed: int, rng: random.Random):
+    """Every decision of ``hands`` single two-player hands (dealt from ``seed``) that the
+    default heuristic (seeded ``seed``) plays on both seats, a random move instead with
+    probability ``EXPLORE`` (drawn from ``rng`` after the caller's turn): yields (the hand's
+    number, state, view, legal moves, the heuristic's scores of them, its move). The line the
+    rollout- and play-out-valued collects record."""
+    from agents.afterstate import heuristic_pick
+    from agents.scripted import HeuristicAgent
+    from casino_env.engine import apply_move, legal_moves, new_game
+    from casino_env.engine.view import PlayerView
+
+    heuristic = HeuristicAgent(seed)
+    for k in range(hands):
+        st = new_game(variant, 2, seed=seed * 100_000 + k)
+        hand = st.hand_points
+        while not st.game_over and st.hand_points is hand:
+            view = PlayerView(st, st.current)
+            moves = legal_moves(st)
+            scores = heuristic.scores(view, moves) if len(moves) > 1 else [0.0]
+            own = moves[heuristic_pick(scores)]
+            yield k, st, view, moves, scores, own
+            st = apply_move(st, rng.choice(moves) if rng.random() < EXPLORE else own)
+
+
 def collect_playout_shard(job: tuple) -> str:
     """The last deal's decisions above the cards the solver starts from (``above``: swazi's
     first moves of a 12-card deal): the heuristic plays single hands (``EXPLORE`` random
@@ -308,41 +332,32 @@ def collect_playout_shard(job: tuple) -> str:
     least against exact play, docs/expert_iteration.md). Rows as ``collect_tree_shard``'s
     with the heuristic's columns; training data beside a ``--from-cards`` run's (``fit
     --extra``), which then plays at any number of cards."""
-    from agents.afterstate import afterstate_row, heuristic_columns, heuristic_pick, layout_of
+    from agents.afterstate import afterstate_row, heuristic_columns, layout_of
     from agents.endgame import perfect_information
     from agents.scripted import HeuristicAgent
-    from casino_env.engine import apply_move, legal_moves, new_game
+    from casino_env.engine import new_game
     from casino_env.engine.play import play
-    from casino_env.engine.view import PlayerView
 
     variant, hands, seed, dest, above = job
     rng = random.Random(seed)
-    heuristic, playouts = HeuristicAgent(seed), HeuristicAgent(seed + 1)
+    playouts = HeuristicAgent(seed + 1)
     layout = layout_of(new_game(variant, 2, seed=0).rules)
     width = layout.size + 52 + 2
     xs, ys, groups, picks, deals, decision = [], [], [], [], [], 0
-    for k in range(hands):
-        st = new_game(variant, 2, seed=seed * 100_000 + k)
-        hand = st.hand_points
-        while not st.game_over and st.hand_points is hand:
-            view = PlayerView(st, st.current)
-            moves = legal_moves(st)
-            scores = heuristic.scores(view, moves) if len(moves) > 1 else [0.0]
-            own = moves[heuristic_pick(scores)]
-            if len(moves) > 1 and perfect_information(view) and \
-                    st.hand_masks[st.current].bit_count() > above:
-                side = st.rules.side(st.current)
-                cols = heuristic_columns(st, moves, scores)
-                for m, c in zip(moves, cols):
-                    after = play(st, m, deal_next=False)
-                    xs.append(np.r_[afterstate_row(layout, after, st.current), c]
-                              .astype(np.float16))
-                    ys.append(playout_value(after, hand, side, playouts, 4))
-                    groups.append(decision)
-                    picks.append(m is own)
-                    deals.append(k)
-                decision += 1
-            st = apply_move(st, rng.choice(moves) if rng.random() < EXPLORE else own)
+    for k, st, view, moves, scores, own in heuristic_line(variant, hands, seed, rng):
+        if len(moves) > 1 and perfect_information(view) and \
+                st.hand_masks[st.current].bit_count() > above:
+            side = st.rules.side(st.current)
+            cols = heuristic_columns(st, moves, scores)
+            for m, c in zip(moves, cols):
+                after = play(st, m, deal_next=False)
+                xs.append(np.r_[afterstate_row(layout, after, st.current), c]
+                          .astype(np.float16))
+                ys.append(playout_value(after, st.hand_points, side, playouts, 4))
+                groups.append(decision)
+                picks.append(m is own)
+                deals.append(k)
+            decision += 1
     return _save_shard(dest, xs, ys, groups, picks, width, deals)
 
 

@@ -47,8 +47,8 @@ from pathlib import Path
 import numpy as np
 
 from experiments.endgame_net import (
-    EXPLORE,
     _save_shard,
+    heuristic_line,
     pipeline_out,
     pipeline_parser,
     shard_path,
@@ -97,15 +97,12 @@ def collect_shard(job: tuple) -> str:
         BEFORE_LAST,
         afterstate_row,
         heuristic_columns,
-        heuristic_pick,
         layout_of,
         top_candidates,
     )
     from agents.endgame import perfect_information
-    from agents.scripted import HeuristicAgent
-    from casino_env.engine import apply_move, legal_moves, new_game
+    from casino_env.engine import new_game
     from casino_env.engine.play import play
-    from casino_env.engine.view import PlayerView
 
     variant, hands, seed, dest, rollouts, candidates, tail_path = job
     rng = random.Random(seed)
@@ -114,34 +111,24 @@ def collect_shard(job: tuple) -> str:
         from agents.tail_value import TailValue
 
         tail = TailValue(tail_path)
-    heuristic = HeuristicAgent(seed)
     layout = layout_of(new_game(variant, 2, seed=0).rules)
     width = layout.size + 52 + 2
     xs, ys, groups, picks, deals, decision = [], [], [], [], [], 0
-    for k in range(hands):
-        st = new_game(variant, 2, seed=seed * 100_000 + k)
-        hand = st.hand_points
-        while not st.game_over and st.hand_points is hand:
-            view = PlayerView(st, st.current)
-            moves = legal_moves(st)
-            scores = heuristic.scores(view, moves) if len(moves) > 1 else [0.0]
-            own = moves[heuristic_pick(scores)]
-            if len(moves) > 1 and not perfect_information(view):
-                order = top_candidates(scores, candidates)
-                cands = [moves[i] for i in order]
-                values = rollout_values(view, cands, rollouts, rng, tail)
-                cols = heuristic_columns(st, cands, [scores[i] for i in order])
-                for m, v, c in zip(cands, values, cols):
-                    row = afterstate_row(layout, play(st, m, deal_next=False), st.current,
-                                         hidden=True)
-                    xs.append(np.r_[row, c].astype(np.float16))
-                    ys.append(v)
-                    groups.append(decision)
-                    picks.append(m is own)
-                    deals.append(k)
-                decision += 1
-            explore = rng.random() < EXPLORE
-            st = apply_move(st, rng.choice(moves) if explore else own)
+    for k, st, view, moves, scores, own in heuristic_line(variant, hands, seed, rng):
+        if len(moves) > 1 and not perfect_information(view):
+            order = top_candidates(scores, candidates)
+            cands = [moves[i] for i in order]
+            values = rollout_values(view, cands, rollouts, rng, tail)
+            cols = heuristic_columns(st, cands, [scores[i] for i in order])
+            for m, v, c in zip(cands, values, cols):
+                row = afterstate_row(layout, play(st, m, deal_next=False), st.current,
+                                     hidden=True)
+                xs.append(np.r_[row, c].astype(np.float16))
+                ys.append(v)
+                groups.append(decision)
+                picks.append(m is own)
+                deals.append(k)
+            decision += 1
     return _save_shard(dest, xs, ys, groups, picks, width, deals, scope=BEFORE_LAST,
                        candidates=candidates)
 
