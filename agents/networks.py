@@ -44,12 +44,17 @@ SET_NETWORKS: dict[str, tuple[str, str]] = {
     v: (f"experiments/results/exit/midgame_net_{v}_pipeline/tail_net.pt",
         f"experiments/results/exit/endgame_net_{v}_const/set_net.pt")
     for v in ("royal", "dominican", "spade", "wippen", "swedish", "tuxedo", "hungarian",
-              "finnish")}
+              "finnish")} | {
+    # hungarian's before the last deal on 60 shards (``networks_build.BEFORE_LAST_SHARDS``,
+    # thirty-sixth session; 30 in the thirty-fourth)
+    "hungarian": ("experiments/results/exit/midgame_net_hungarian_60/tail_net.pt",
+                  "experiments/results/exit/endgame_net_hungarian_const/set_net.pt")}
 # preset -> an MLP student of its set network before the last deal, played in its place
 # (``python -m experiments.distill_net pipeline --variant V``, twenty-ninth session: the same
 # strength in play in a fraction of the time; every preset with set networks has one)
-STUDENTS: dict[str, str] = {v: f"experiments/results/exit/distill_net_{v}/student_256.pt"
-                            for v in SET_NETWORKS}
+STUDENTS: dict[str, str] = {
+    v: f"experiments/results/exit/distill_net_{v}{'_60' if v == 'hungarian' else ''}"
+       "/student_256.pt" for v in SET_NETWORKS}
 # preset -> (before the last deal, on the last deal): what ``networks:PRESET`` plays
 SHIPPED: dict[str, tuple[str, str]] = {v: (STUDENTS.get(v, mid), end)
                                        for v, (mid, end) in SET_NETWORKS.items()}

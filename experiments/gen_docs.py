@@ -136,8 +136,8 @@ PROTOCOL_RUNS = tuple((f"cloned_{v}", f"train/{v}", f"{v}, cloned") for v in (
     ("tuxedo", 1.9, "1.2M", "9 min to 127k decisions valued by 32 rollouts to the hand's "
      "end (no boundary value: tuxedo scores oranges and sweeps as events)",
      "15 min to 231k"),
-    ("hungarian", 1.9, "1.1M", "6 min to 126k decisions valued by 32 rollouts to the hand's "
-     "end (no boundary value: the game ends on points earned during a hand)",
+    ("hungarian", 1.5, "1.1M", "11 min to 252k decisions valued by 32 rollouts to the "
+     "hand's end (no boundary value: the game ends on points earned during a hand)",
      "18 min to 257k"))) + (
     ("scratch_casino_s0", "scratch/casino_s0", "casino, RL from scratch (MLP, seed 0)"),
     ("sums_casino_s0", "scratch/sums_casino_s0",
@@ -482,8 +482,9 @@ NETWORK_ALONE_MATCHES = (
     ("hungarian", "two value networks: before the last deal tail_net.pt (30 shards valued by "
      "rollouts to the hand's end), on it the set network on 160 play-out shards", "heuristic",
      "exit/midgame_net_hungarian_pipeline/networks_v_heuristic"),
-    ("hungarian", "`networks:hungarian` (its student before the last deal, the set network on "
-     "it)", UNSEEN, "exit/general/networks_hungarian_v_unseen_heuristic"),
+    ("hungarian", "`networks:hungarian` of the thirty-fourth and thirty-fifth sessions (its "
+     "30-shard student before the last deal, the set network on it)", UNSEEN,
+     "exit/general/networks_hungarian_v_unseen_heuristic"),
     # the thirty-fourth and thirty-fifth sessions' finnish, by the same command (no cloned
     # policy; rollouts to the hand's end)
     ("finnish", "two value networks: before the last deal tail_net.pt (30 shards valued by "
@@ -496,8 +497,13 @@ NETWORK_ALONE_MATCHES = (
      "(midgame_net_hungarian_60/tail_net.pt), the shipped last deal's on it", "heuristic",
      "exit/midgame_net_hungarian_60/networks_v_heuristic"),
     ("hungarian", "before the last deal an MLP student (256 wide) of the 60-shard set network "
-     "(distill_net_hungarian_60/student_256.pt), the shipped last deal's on it", "heuristic",
-     "exit/distill_net_hungarian_60/student_256_v_heuristic")) + tuple(
+     "(distill_net_hungarian_60/student_256.pt; `networks:hungarian` since the thirty-sixth "
+     "session), the last deal's set network on it", "heuristic",
+     "exit/distill_net_hungarian_60/student_256_v_heuristic"),
+    # the thirty-sixth session's: the shipped hungarian refit against another tuning
+    ("hungarian", "`networks:hungarian` since the thirty-sixth session (the 60-shard student, "
+     "the set network on the last deal)", UNSEEN,
+     "exit/general/networks_hungarian_60_v_unseen_heuristic")) + tuple(
     # the twenty-ninth session's students (``experiments.distill_net``): an MLP fitted to the
     # before-last network's values, in its place; the last deal's set network unchanged
     (preset, f"before the last deal an MLP student ({width} wide) of the set network, "
@@ -528,7 +534,8 @@ NETWORK_ALONE_MATCHES = (
         ("tuxedo", 256, " (`networks:tuxedo` since the thirty-third session)", "heuristic",
          "student_256_v_heuristic"),
         # the thirty-fourth session's: hungarian's
-        ("hungarian", 256, " (`networks:hungarian` since the thirty-fourth session)",
+        ("hungarian", 256, " (`networks:hungarian` in the thirty-fourth and thirty-fifth "
+         "sessions)",
          "heuristic", "student_256_v_heuristic"),
         # the thirty-fifth session's: finnish's
         ("finnish", 256, " (`networks:finnish` since the thirty-fifth session)",

@@ -101,15 +101,17 @@ def test_it_is_a_known_name_with_its_own_options() -> None:
 def test_a_preset_plays_its_own_shipped_networks(preset: str) -> None:
     """``networks:spade`` (twenty-eighth session), ``networks:wippen`` (thirty-first),
     ``networks:swedish`` and ``networks:tuxedo`` (thirty-third), ``networks:hungarian``
-    (thirty-fourth), ``networks:finnish`` (thirty-fifth; the last five by
-    ``experiments.networks_build``): the preset's two
+    (thirty-fourth; refitted before the last deal on 60 shards in the thirty-sixth),
+    ``networks:finnish`` (thirty-fifth; the last five by ``experiments.networks_build``): the
+    preset's two
     networks, each of its scope, each choosing some of a hand's legal moves; a casino game is
     refused by name."""
     agent = make_agent(f"networks:{preset}", seed=0)
     mid, end = agent.midgame_net, agent.endgame_net
     assert (mid.scope, end.scope) == (BEFORE_LAST, LAST_DEAL)
     assert mid.meta["variant"] == end.meta["variant"] == preset
-    assert mid.path.endswith(f"distill_net_{preset}/student_256.pt")
+    assert mid.path.endswith(f"distill_net_{preset}{'_60' * (preset == 'hungarian')}"
+                             "/student_256.pt")
     chose = {BEFORE_LAST: 0, LAST_DEAL: 0}
     st = new_game(preset, 2, seed=4)
     start = st.hand_points

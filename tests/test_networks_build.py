@@ -103,6 +103,42 @@ def test_a_deal_too_large_to_solve_is_solved_from_fewer_cards(tmp_path, monkeypa
     assert calls[1][4]["tail"] is None
 
 
+def test_more_shards_before_the_last_deal_go_to_their_own_folders(tmp_path, monkeypatch
+                                                                   ) -> None:
+    """Hungarian's network before the last deal is fitted on 60 shards (BEFORE_LAST_SHARDS):
+    its collect adds to the same work folder, but the network, its student and the student's
+    shards (valued by the new teacher) go to folders of their own."""
+    monkeypatch.chdir(tmp_path)
+    calls: list = []
+    fake_steps(monkeypatch, calls)
+    networks_build.build("hungarian", workers=2)
+    exit_ = Path("experiments/results/exit")
+    work = exit_ / "_work_hungarian"
+    last, before, student = calls
+    assert last[4]["walk_shards"] == 160
+    assert before[2:4] == (exit_ / "midgame_net_hungarian_60", work)
+    assert before[4]["shards"] == 60 and before[4]["tail"] is None
+    assert student[3:5] == (exit_ / "distill_net_hungarian_60", exit_ / "_work_hungarian60")
+    assert student[5]["networks"] == (str(exit_ / "midgame_net_hungarian_60/tail_net.pt"),
+                                      str(exit_ / "endgame_net_hungarian_const/set_net.pt"))
+    assert networks_build.before_last_shards("wippen") == 30
+    assert networks_build.student_work("wippen", work) == work
+
+
+def test_the_shipped_networks_are_those_the_command_makes() -> None:
+    """``networks:V`` plays the files ``networks_build`` writes (and, finding them, makes no
+    more) for every preset but casino, whose came before the command, from its own pipelines."""
+    from agents.networks import SET_NETWORKS, STUDENTS
+
+    for v, (mid, end) in SET_NETWORKS.items():
+        if v == "casino":
+            continue
+        out = networks_build.outputs(v)
+        assert Path(mid) == out["before_last"] / "tail_net.pt", v
+        assert Path(end) == out["last_deal"] / "set_net.pt", v
+        assert Path(STUDENTS[v]) == out["student"] / "student_256.pt", v
+
+
 def test_bad_settings_are_named(tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     fake_steps(monkeypatch, [])
