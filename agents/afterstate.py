@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from casino_env.encoding import Layout, card_bits
+from casino_env.encoding import N_CARDS, Layout, card_bits, kind_planes
 from casino_env.engine import Move, Rules, State, new_game
 from casino_env.engine.play import play
 from casino_env.engine.view import PlayerView
@@ -46,7 +46,10 @@ def afterstate_row(layout: Layout, after: State, me: int, hidden: bool = False) 
     row = np.zeros(layout.size + 52, np.float32)
     layout.encode(after, me, row[:layout.size])
     if not hidden:
-        row[layout.size:] = card_bits(after.hand_masks[1 - me])
+        mask = after.hand_masks[1 - me]
+        # as the observation's planes: a card 1, or with two decks each copy of it 1/2
+        row[layout.size:] = (kind_planes([mask])[0] if layout.rules.deck.copies > 1
+                             else card_bits(mask))
     return row
 
 
@@ -56,17 +59,40 @@ def top_candidates(scores: list[float], k: int) -> list[int]:
     return sorted(range(len(scores)), key=lambda i: -scores[i])[:k]
 
 
+def _pile_bytes(rules: Rules, piles: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows' two piles (mine, the other side's) as card masks packed eight cards a byte,
+    read from the compact pile plane (one deck: mine 1, the other's -1; two decks: each copy
+    of mine 1/2, of the other's -1/4, so that every split of two copies reads back: the
+    copies of kind k are bits 2k and 2k+1, mine first)."""
+    if rules.deck.copies == 1:
+        return (np.packbits(piles > 0.5, axis=1, bitorder="little"),
+                np.packbits(piles < -0.5, axis=1, bitorder="little"))
+    q = np.rint(piles * 4).astype(np.int8)  # 0.5 m - 0.25 o, times 4: 2m - o
+    m = np.where(q > 0, (q + 1) // 2, 0)  # 4: 2 mine, 2: 1, 1: 1 (and 1 other's), else 0
+    o = 2 * m - q
+    copy = np.arange(2)
+    mine = (copy < m[..., None]).reshape(len(piles), -1)
+    other = ((copy >= m[..., None]) & (copy < (m + o)[..., None])).reshape(len(piles), -1)
+    return (np.packbits(mine, axis=1, bitorder="little"),
+            np.packbits(other, axis=1, bitorder="little"))
+
+
+def _sign(rules: Rules) -> int:
+    """1, or -1 where the points are penalties (V-kryp-score): a lead is the other side's
+    points minus mine there, as ``agents.endgame.lead`` has it."""
+    return -1 if rules.penalties else 1
+
+
 def static_leads(rules: Rules, x: np.ndarray) -> np.ndarray:
     """Each row's point difference for the mover if the hand were scored on the piles as they
-    stand (``scoring.awards``; the table's residue unassigned), read back from the pile plane
-    and sweep counts: what the cards already taken decide."""
+    stand (``scoring.awards``; the table's residue unassigned, the points scored as events
+    during play left to the inputs' bonus plane), read back from the pile plane and sweep
+    counts: what the cards already taken decide (penalty games: the reverse)."""
     from casino_env.engine.scoring import awards
 
     o = layout_of(rules).offset
-    piles = x[:, o["piles"]:o["piles"] + 52]
-    # each row's two piles as card masks (bit i: card i), eight cards a byte
-    mine = np.packbits(piles > 0.5, axis=1, bitorder="little")
-    other = np.packbits(piles < -0.5, axis=1, bitorder="little")
+    mine, other = _pile_bytes(rules, x[:, o["piles"]:o["piles"] + N_CARDS])
+    sign = _sign(rules)
     sweeps = np.rint(x[:, o["sweeps"]:o["sweeps"] + 2] * 10).astype(int).tolist()
     memo: dict = {}
     out = np.empty(len(x), np.float32)
@@ -75,8 +101,8 @@ def static_leads(rules: Rules, x: np.ndarray) -> np.ndarray:
                int.from_bytes(other[i].tobytes(), "little"), *sweeps[i])
         got = memo.get(key)
         if got is None:
-            got = memo[key] = sum(p if s == 0 else -p for _, s, p in
-                                  awards(rules, key[:2], key[2:]))
+            got = memo[key] = sign * sum(p if s == 0 else -p for _, s, p in
+                                         awards(rules, key[:2], key[2:]))
         out[i] = got
     return out
 
@@ -88,8 +114,8 @@ def _pile_lead(rules: Rules, mine: int, other: int, my_sweeps: int, other_sweeps
     leaves the piles as they were, so positions of a hand share them)."""
     from casino_env.engine.scoring import awards
 
-    return float(sum(p if s == 0 else -p for _, s, p in
-                     awards(rules, (mine, other), (my_sweeps, other_sweeps))))
+    return float(_sign(rules) * sum(p if s == 0 else -p for _, s, p in
+                                    awards(rules, (mine, other), (my_sweeps, other_sweeps))))
 
 
 def static_leads_of(rules: Rules, afters: list[State], me: int) -> np.ndarray:
@@ -107,7 +133,8 @@ def static_leads_of(rules: Rules, afters: list[State], me: int) -> np.ndarray:
 
 def rank_counts(rules: Rules, x: np.ndarray) -> np.ndarray:
     """Per rank, the cards of it in my hand, loose on the table and in the opponent's hand
-    (13 columns each, suits summed): what captures and builds add up, suit-blind."""
+    (13 columns each, suits summed; two decks: copies / 2): what captures and builds add up,
+    suit-blind."""
     layout = layout_of(rules)
     o = layout.offset
 
@@ -115,7 +142,7 @@ def rank_counts(rules: Rules, x: np.ndarray) -> np.ndarray:
         return plane.reshape(len(x), 13, 4).sum(axis=2)
 
     return np.hstack([ranks(x[:, o["hand"]:o["hand"] + 52]),
-                      ranks(x[:, o["table"]:o["table"] + 52] > 0.99),
+                      ranks(np.maximum(x[:, o["table"]:o["table"] + 52], 0)),
                       ranks(x[:, layout.size:layout.size + 52])]).astype(np.float32)
 
 
@@ -215,9 +242,9 @@ def set_value_net(rules: Rules, width: int, dim: int = 64, layers: int = 2,
             build = (value > 0).float()
             owner = x[:, self.owner:self.owner + self.max_value]
             multiple = x[:, self.multiple:self.multiple + self.max_value]
+            # in whose hand, loose: 1 (two decks: each copy 1/2, as the planes hold them)
             feats = torch.stack([
-                (torch.gather(hand, 1, ids) > 0).float(), (torch.gather(opp, 1, ids) > 0).float(),
-                (t > 0.99).float(), build,
+                torch.gather(hand, 1, ids), torch.gather(opp, 1, ids), t.clamp(min=0), build,
                 build * torch.gather(owner, 1, slot),
                 build * torch.gather(multiple, 1, slot)], dim=2)
             tokens = self.rank(ids // 4) + self.suit(ids % 4) + self.value(value) + \

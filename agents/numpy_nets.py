@@ -121,9 +121,8 @@ class NumpySetNet:
         build = value > 0
         slot = np.maximum(value - 1, 0)
         feats = np.empty((rows, n, 6), F32)
-        feats[..., 0] = at[..., 0] > 0
-        feats[..., 1] = at[..., 1] > 0
-        feats[..., 2] = table > 0.99
+        feats[..., :2] = at[..., :2]  # in my hand, in the opponent's (two decks: copies / 2)
+        feats[..., 2] = np.maximum(table, 0)  # loose
         feats[..., 3] = build
         feats[..., 4] = x[:, self.owner:self.owner + self.max_value][r, slot] * build
         feats[..., 5] = x[:, self.multiple:self.multiple + self.max_value][r, slot] * build

@@ -424,10 +424,11 @@ def points_lost(values: np.ndarray, scores: np.ndarray, groups: np.ndarray) -> f
     return float((best - v[first]).mean())
 
 
-def cards_in_hand(x: np.ndarray) -> np.ndarray:
+def cards_in_hand(x: np.ndarray, copies: int = 1) -> np.ndarray:
     """The cards in the mover's hand at each row's decision: the afterstate's hand plane (the
-    layout's first 52 columns) plus the card just played."""
-    return x[:, :52].sum(axis=1).round().astype(np.int64) + 1
+    layout's first 52 columns; with ``copies`` decks each copy counts 1/copies there) plus
+    the card just played."""
+    return (x[:, :52].sum(axis=1) * copies).round().astype(np.int64) + 1
 
 
 def by_cards(cards: np.ndarray, weights: list[float]) -> np.ndarray:
@@ -452,15 +453,16 @@ def expected_regret(pred, values, seg, decisions: int, temp: float):
 
 
 def suits_alike(variant: str) -> bool:
-    """Whether ``variant`` has the standard deck with hearts and clubs scoring alike (so
-    ``fit --augment`` may swap them)."""
+    """Whether ``variant`` has the standard deck (one or two of it) with hearts and clubs
+    scoring alike (so ``fit --augment`` may swap them in the card planes, which hold the 52
+    kinds of card either way)."""
     from agents.valuation import rules_values
     from casino_env.engine import new_game
 
     rules = new_game(variant, 2, seed=0).rules
-    rv = rules_values(rules)
-    standard = rules.deck.size == 52 and rules.deck.names[HEARTS] == "AH"
-    return standard and all(rv.direct[4 * r + HEARTS] == rv.direct[4 * r + CLUBS]
+    rv, c = rules_values(rules), rules.deck.copies  # two decks: card ids 2k and 2k+1, kind k
+    standard = rules.deck.size == 52 * c and rules.deck.names[c * HEARTS] == "AH"
+    return standard and all(rv.direct[c * (4 * r + HEARTS)] == rv.direct[c * (4 * r + CLUBS)]
                             for r in range(13))
 
 
@@ -543,7 +545,8 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
     if card_weights and layout_of(rules).segments[0][:3] != ("hand", 0, 52):
         raise SystemExit(f"error: --card-weights: {variant}'s afterstates do not begin with "
                          "the mover's hand (a 52-card plane)")
-    held_cards = cards_in_hand(x) if card_weights else None  # before any column is added
+    # before any column is added
+    held_cards = cards_in_hand(x, rules.deck.copies) if card_weights else None
     # rows of collect --heuristic-scores end with the heuristic's two columns
     scores = x.shape[1] == layout_of(rules).size + 54
     if scores and not use_scores:  # the same decisions, without the heuristic's columns

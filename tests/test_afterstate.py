@@ -137,15 +137,15 @@ def test_a_margin_keeps_the_heuristics_move_unless_the_network_rates_its_own_hig
         make_agent(f"ppo:{MODEL},endgame_margin=1")
 
 
-def _set_net(path, seed: int = 0):
+def _set_net(path, seed: int = 0, variant: str = "casino"):
     """A small random set network over the cards in play, saved."""
     from agents.afterstate import layout_of, set_value_net
 
-    rules = new_game("casino", 2, seed=0).rules
+    rules = new_game(variant, 2, seed=0).rules
     width = layout_of(rules).size + 52 + 1
     torch.manual_seed(seed)
     net = set_value_net(rules, width, 16, 1)
-    save_net(path, net, {"variant": "casino", "kind": "set", "layers": 1, "width": width,
+    save_net(path, net, {"variant": variant, "kind": "set", "layers": 1, "width": width,
                          "hidden": 16, "residual": True, "ranks": False})
     return path, net
 
@@ -283,10 +283,11 @@ def test_a_shipped_networks_numpy_values_are_the_torch_modules(variant) -> None:
     assert min(checked.values()) >= 5
 
 
-@pytest.mark.parametrize("variant", ["casino", "dominican"])
+@pytest.mark.parametrize("variant", ["casino", "dominican", "krypkasino"])
 def test_static_leads_read_from_the_states_are_those_read_from_the_rows(variant) -> None:
     """``static_leads_of`` (the afterstates) gives ``static_leads`` (their encoded rows),
-    sweeps included where they score, over every move of four games' decisions."""
+    sweeps included where they score, over every move of four games' decisions (krypkasino:
+    two decks' copies and penalties)."""
     from agents.afterstate import layout_of, static_leads, static_leads_of
 
     h, swept = HeuristicAgent(0), 0
@@ -325,3 +326,73 @@ def test_an_ensemble_values_each_afterstate_by_its_members_mean(tmp_path) -> Non
         AfterstateNet(f"{a}+{royal}")
     with pytest.raises(ValueError, match="endgame_net: no such file 'nope.pt'"):
         AfterstateNet(f"{a}+nope.pt")
+
+
+def test_two_decks_rows_hold_copies_and_read_back_every_pile_split() -> None:
+    """Krypkasino (V-kryp-values, V-kryp-score): the opponent's hand plane holds each copy of
+    a card as 1/2, as the observation's planes do; every split of a card's two copies between
+    the piles reads back from the row; the static lead is the other side's penalties minus
+    mine (10D 3, 2S 2, an ace 1, another spade 1, AS 2)."""
+    from agents.afterstate import layout_of, rank_counts, static_leads, static_leads_of
+    from casino_env.engine import State
+
+    st = State.from_spec({
+        "variant": "krypkasino", "players": 2, "current": 0,
+        "hands": [["5H"], ["KH", "KH", "3C"]], "table": ["4D", "9C"],
+        # 10D: one copy each; AS: both mine; 2S: both theirs; 7S: one mine; AH: one theirs
+        "piles": [["10D", "AS", "AS", "7S"], ["10D", "2S", "2S", "AH"]]})
+    rules, layout = st.rules, layout_of(st.rules)
+    row = afterstate_row(layout, st, 0)
+    opp = row[layout.size:]
+    deck = rules.deck
+    kind = {c: deck.index[c] // 2 for c in ("KH", "3C", "5H")}
+    assert opp[kind["KH"]] == 1.0 and opp[kind["3C"]] == 0.5 and opp[kind["5H"]] == 0
+    assert opp.sum() == 1.5
+    # mine 3 + 2 + 2 + 1 = 8, theirs 3 + 4 + 1 = 8: lead 0; from seat 1 the same
+    assert list(static_leads(rules, row[None])) == [0.0]
+    assert list(static_leads_of(rules, [st], 0)) == [0.0]
+    # both 10D mine instead: mine 6 + 4 + 1, theirs 4 + 1
+    took = State.from_spec({
+        "variant": "krypkasino", "players": 2, "current": 1,
+        "hands": [["5H"], ["KH", "KH", "3C"]], "table": ["9C"],
+        "piles": [["10D", "10D", "AS", "AS", "7S"], ["2S", "2S", "AH"]]})
+    both = np.stack([afterstate_row(layout, took, 0), afterstate_row(layout, took, 1)])
+    assert list(static_leads(rules, both)) == [-6.0, 6.0]
+    assert list(static_leads_of(rules, [took], 0)) == [-6.0]
+    # per rank: my hand's one 5, the table's one 9 (1/2 each, two decks), their KH twice
+    counts = rank_counts(rules, both[:1])[0]
+    assert counts[4] == 0.5 and counts[13 + 8] == 0.5 and counts[26 + 12] == 1.0
+
+
+def test_a_two_deck_set_network_sees_how_many_copies_lie_where(tmp_path) -> None:
+    """Krypkasino (V-kryp-values): a card's token carries the copies of it in each hand and
+    loose (1/2 each), so one copy and two differ; the numpy forward pass the agents play
+    with gives the torch module's values on krypkasino decisions."""
+    from agents.afterstate import layout_of, net_inputs
+    from casino_env.engine import State
+
+    path, module = _set_net(tmp_path / "kryp.pt", variant="krypkasino")
+    module.eval()
+    net = AfterstateNet(path)
+
+    def spec(hand: list[str]) -> State:
+        return State.from_spec({"variant": "krypkasino", "players": 2, "hands":
+                                [hand, ["3C", "9D"]], "table": ["4D", "JC"]})
+
+    one, two = spec(["KH"]), spec(["KH", "KH"])
+    layout = layout_of(one.rules)
+    rows = np.stack([afterstate_row(layout, st, 0) for st in (one, two)])
+    x, _ = net_inputs(one.rules, rows, True, False)
+    with torch.no_grad():
+        module.summary.weight.zero_()  # the whole row's summary token sees no difference
+        values = module(torch.from_numpy(x)).numpy().ravel()
+    assert abs(values[0] - values[1]) > 1e-4  # the KH token's copies alone tell them apart
+    h, checked = HeuristicAgent(0), 0
+    st = new_game("krypkasino", 2, seed=5)
+    while checked < 6:
+        moves = legal_moves(st)
+        if len(moves) > 1:
+            got, want = net.values(st, moves), _torch_values(net, st, moves)
+            assert np.abs(got - want).max() < 1e-3
+            checked += 1
+        st = apply_move(st, h.choose(PlayerView(st, st.current)))

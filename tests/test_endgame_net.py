@@ -40,6 +40,24 @@ def test_the_suit_swap_exchanges_hearts_and_clubs_in_card_planes() -> None:
     assert (perm[perm] == np.arange(60)).all()
     assert perm[1] == 3 and perm[3] == 1 and perm[0] == 0 and perm[2] == 2
     assert perm[53] == 53  # beyond the planes: untouched
+    # krypkasino's two decks (V-kryp-values): its planes hold the 52 kinds, hearts and clubs
+    # score alike there too (V-kryp-score), so the same swap applies
+    assert (suit_swap("krypkasino", 60, [0]) == perm).all()
+    with pytest.raises(SystemExit, match="do not score alike"):
+        suit_swap("tuxedo", 60, [0])
+
+
+def test_cards_in_hand_count_two_decks_copies() -> None:
+    """The hand plane holds a copy of a card as 1/2 with two decks: a hand of KH, KH and 5H
+    (after playing a card) held four cards."""
+    from agents.afterstate import afterstate_row, layout_of
+    from casino_env.engine import State
+    from experiments.endgame_net import cards_in_hand
+
+    st = State.from_spec({"variant": "krypkasino", "players": 2, "hands":
+                          [["KH", "KH", "5H"], ["3C"]], "table": ["4D"]})
+    x = afterstate_row(layout_of(st.rules), st, 0)[None]
+    assert list(cards_in_hand(x, 2)) == [4]
 
 
 def test_the_static_lead_scores_the_piles_read_back_from_the_encoding() -> None:
