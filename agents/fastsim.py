@@ -12,9 +12,11 @@ It covers the single-card-play rules (``casino``, ``royal``, ``dominican``, ``sp
 ``wippen``, ``swedish``, ``finnish`` and ``swazi`` -- their hand values, sweep limits,
 last-capture point, wins by earned points during play and pile tops -- and the building
 switches that do not change captures), and Hungarian's plays of several hand cards at once
-(V-hun-play; not its Ulmann, Kovacs, Nagy or claims switches); ``supported`` says when a
-variant needs the engine's rollouts instead. Tests check every move it makes against the
-engine's legal moves.
+(V-hun-play; not its Ulmann, Kovacs, Nagy or claims switches), and ``krypkasino`` (two decks,
+compulsory maximal captures, penalties with tabbes: V-kryp-play, V-kryp-score, any number of
+players), whose rollouts follow the engine's own greedy penalty policy move for move;
+``supported`` says when a variant needs the engine's rollouts instead. Tests check every move
+it makes against the engine's legal moves.
 """
 
 from __future__ import annotations
@@ -23,7 +25,9 @@ from functools import cache, lru_cache
 
 from casino_env.engine import Rules, State
 from casino_env.engine.cards import SPADE, bit_list
+from casino_env.engine.dealing import deal
 from casino_env.engine.scoring import awards, earned, earned_winner, sweep_scores
+from casino_env.engine.sets import groups, partitions
 
 from .valuation import _groups, ace14, static_weights
 
@@ -33,9 +37,9 @@ except ImportError:  # pragma: no cover
     finish_hand = None
 
 # Switches whose moves this simulator does not model (the engine plays those rollouts).
+# (Krypkasino's ``must_capture`` has its own branch: ``_kryp_supported``.)
 UNSUPPORTED = ("kovacs", "build_as_card", "build_loose", "owner_may_trail", "orange_calls",
-               "nagy", "claims", "ulmann", "difference",
-               "must_capture")  # (krypkasino's compulsory captures and two decks)
+               "nagy", "claims", "ulmann", "difference")
 
 
 # Rollout policies: (weight per card, weight per point) of a capture.
@@ -46,9 +50,25 @@ POLICIES = {"cards": (1.0, 0.05), "points": (0.25, 1.0), "builder": (1.0, 0.05)}
 
 def supported(rules: Rules) -> bool:
     """True if greedy rollouts of ``rules`` can be simulated here."""
+    if getattr(rules, "must_capture", False):
+        return _kryp_supported(rules)
     if rules.deck.name != "standard" or getattr(rules, "scoring", "casino") == "tuxedo":
         return False
     return not any(getattr(rules, name, False) for name in UNSUPPORTED)
+
+
+@lru_cache(maxsize=64)
+def _kryp_supported(rules: Rules) -> bool:
+    """Krypkasino as preset (V-kryp-play, V-kryp-score): no building, one card a turn, penalty
+    scoring in which no card is worth taking (every static weight <= 0), so that the engine's
+    greedy policy always prefers a trail to a capture (``scripted.greedy_key``)."""
+    if not (rules.penalties and rules.scoring == "kryp" and rules.deck.copies == 2) or \
+            rules.building or rules.multi_play or rules.steal or rules.earned_wins:
+        return False
+    if any(getattr(rules, name, False) for name in UNSUPPORTED):
+        return False
+    w = static_weights(rules)
+    return all(w.value(1 << c) <= 0 for c in range(rules.deck.size))
 
 
 class SimRules:
@@ -57,7 +77,8 @@ class SimRules:
     __slots__ = ("rules", "values", "rank", "rank_mask", "ace14", "cw", "dom_trail", "sweeps",
                  "cancel", "players", "side", "sides", "hand_size", "packs", "tables", "capv",
                  "same_rank", "build", "max_value", "earned_wins", "spade", "steps",
-                 "supported", "multi", "direct", "earned_cap")
+                 "supported", "multi", "direct", "earned_cap", "kryp", "kw", "hand_values",
+                 "low", "kind", "kcaps", "kcw")
 
     def __init__(self, rules: Rules, policy: str = "cards") -> None:
         self.rules = rules
@@ -95,6 +116,14 @@ class SimRules:
                           for v in getattr(rules, "hand_values", self.values))
         self.same_rank = tuple(self.rank_mask[self.rank[c]] for c in range(rules.deck.size))
         self.multi = rules.multi_play  # V-hun-play: several hand cards may capture at once
+        # Krypkasino (V-kryp-play): the engine rollouts' greedy penalty policy, on two decks.
+        self.kryp = self.supported and rules.must_capture
+        self.kw = w  # (its Weights: the engine greedy's value of a capture) and per card
+        self.kcw = tuple(w.value(1 << c) for c in range(rules.deck.size)) if self.kryp else ()
+        self.hand_values = getattr(rules, "hand_values", self.values)  # (an Ace 14 from hand)
+        self.low = rules.deck.low  # the copy-0 ids (two decks)
+        self.kind = rules.deck.kind  # card id -> its one-deck card (two decks: both copies)
+        self.kcaps: dict[int, tuple | None] = {}  # (loose, value) -> greedy maximal capture
 
     def pack_one(self, loose: int, t: int) -> tuple[float, int]:
         """(weight, mask) of the heaviest single set of loose cards summing to ``t``."""
@@ -203,7 +232,9 @@ def greedy_step(sr: SimRules, hand: int, loose: int, builds: list, seat: int
     """The greedy move of ``seat``: (kind 1 capture / 0 trail, played card, taken mask), or
     None when it would need a build (the caller then asks the engine); under V-hun-play a
     capture by several hand cards is (3, their mask, taken mask). ``builds`` holds
-    (value, cards, owner, weight) tuples."""
+    (value, cards, owner, weight) tuples. Krypkasino: ``kryp_step`` (no builds there)."""
+    if sr.kryp:
+        return kryp_step(sr, hand, loose)
     cw = sr.cw
     capv = sr.capv
     same_rank = sr.same_rank
@@ -275,6 +306,99 @@ def greedy_step(sr: SimRules, hand: int, loose: int, builds: list, seat: int
     if trail < 0:
         return None
     return 0, trail, 0
+
+
+def kryp_step(sr: SimRules, hand: int, loose: int) -> tuple[int, int, int]:
+    """V-kryp-play under the engine rollouts' greedy penalty policy (``scripted.greedy_key``):
+    (1 capture / 0 trail, played card, taken mask), the engine's choice on its move list. A
+    trail takes no penalty, so the most penalized card that captures nothing trails (the
+    first such card on ties); if every card captures, the capture taking the fewest penalty
+    points, then the fewest cards, the first in the engine's order on ties (cards in id
+    order, one copy of each; ``_kryp_capture``)."""
+    hand &= ~((hand & sr.low) << 1)  # one copy of each card (``moves.distinct``)
+    values = sr.values
+    reach = 1  # the sums of sets of loose cards
+    m = loose
+    while m:
+        low = m & -m
+        m ^= low
+        reach |= reach << values[low.bit_length() - 1]
+    hv = sr.hand_values
+    kcw = sr.kcw
+    trail = -1
+    tw = 0.0
+    h = hand
+    while h:
+        low = h & -h
+        h ^= low
+        c = low.bit_length() - 1
+        if not reach >> hv[c] & 1:  # no set of its value on the table: it trails
+            w = kcw[c]
+            if trail < 0 or w < tw:
+                trail, tw = c, w
+    if trail >= 0:
+        return 0, trail, 0
+    best = None
+    best_c = best_m = 0
+    h = hand
+    while h:
+        low = h & -h
+        h ^= low
+        c = low.bit_length() - 1
+        wt, n, m = _kryp_capture(sr, loose, hv[c])
+        # (weights are whole penalty points: this sum is greedy_key's value of both cards)
+        key = (kcw[c] + wt, -1 - n)
+        if best is None or key > best:
+            best, best_c, best_m = key, c, m
+    return 1, best_c, best_m
+
+
+@lru_cache(maxsize=1 << 16)
+def _maximal(vals: tuple, v: int) -> tuple[int, ...]:
+    """V-kryp-play: position masks of the maximal captures of value ``v`` from loose cards
+    of values ``vals`` (ascending), in ascending order as ``moves._generate_kryp`` meets them:
+    every collection of disjoint sets of ``v`` that meets every such set."""
+    gs = groups(vals, v, False)
+    if len(gs) <= 1:
+        return gs
+    return tuple(pm for pm in partitions(vals, v, False) if pm and all(g & pm for g in gs))
+
+
+def _kryp_capture(sr: SimRules, loose: int, v: int) -> tuple[float, int, int]:
+    """V-kryp-play: (penalty weight, cards, mask) of the greedy pick among the maximal
+    captures of value ``v`` (collections of disjoint sets of ``v`` that leave no set of ``v``
+    loose): the lightest, then the fewest cards, then the first in the engine's order (by
+    ascending mask, as ``sets.partitions`` lists them), with a copy taken once while both lie
+    loose as the lower one (as ``moves._generate_kryp``). Needs a set of ``v`` on the table."""
+    key = v << 128 | loose
+    got = sr.kcaps.get(key)
+    if got is None:
+        if len(sr.kcaps) > 200_000:
+            sr.kcaps.clear()
+        ids = bit_list(loose)  # (id order is ascending value, as the engine's Items)
+        values = sr.values
+        vals = tuple([values[i] for i in ids])
+        kcw = sr.kcw
+        best = None
+        bm = 0
+        for pm in _maximal(vals, v):
+            m = 0
+            wt = 0.0  # (whole penalty points: the Weights' value of m, exactly)
+            while pm:
+                low = pm & -pm
+                pm ^= low
+                i = ids[low.bit_length() - 1]
+                m |= 1 << i
+                wt += kcw[i]
+            k = (wt, -m.bit_count())
+            if best is None or k > best:
+                best, bm = k, m
+        low = sr.low
+        once = bm >> 1 & low & ~bm & loose & loose >> 1  # a card taken once by its copy 1 ...
+        if once:
+            bm = bm & ~(once << 1) | once  # ... while both lie loose: the copy 0
+        got = sr.kcaps[key] = (best[0], -best[1], bm)
+    return got
 
 
 @cache
@@ -366,6 +490,10 @@ def simulate(st: State, side: int, game_bonus: float, fallback, policy: str = "c
     sr = sim_rules(r, policy)
     if not sr.supported:
         return fallback(st)
+    if sr.kryp:
+        if tail is not None:
+            raise ValueError("tail: boundary values do not cover penalty games (krypkasino)")
+        return _simulate_kryp(st, sr, side, game_bonus)
     n = sr.players
     hands = list(st.hand_masks)
     loose = st.loose_mask
@@ -466,6 +594,86 @@ def simulate(st: State, side: int, game_bonus: float, fallback, policy: str = "c
     piles[sides[taker]] |= residue
     return _score(st, r, piles, sweeps, None if last is None else sides[last], side,
                   game_bonus)
+
+
+def _simulate_kryp(st: State, sr: SimRules, side: int, game_bonus: float) -> float:
+    """``simulate`` for krypkasino: the engine's greedy rollout (``search.rollout``) on ints
+    (V-kryp-play via ``kryp_step``; deals as ``dealing.deal``, V-kryp-play's last deal), each
+    tabbe and dubbeltabbe recorded as ``play._tabbe`` does (V-kryp-score), the residue to the
+    last capturer, and the engine's ``finish_hand`` with the events; the penalty points are
+    negated for ``_result``, as ``search.hand_result`` counts them against their side."""
+    r = sr.rules
+    n = sr.players
+    hs = sr.hand_size
+    hands = list(st.hand_masks)
+    loose = st.loose_mask
+    stock = tuple(st.stock_ids)
+    piles = list(st.pile_masks)
+    sweeps = list(st.sweeps)
+    events = list(st.events)
+    last = st.last_capturer
+    seat = st.current
+    dealer = st.dealer
+    sides = sr.side
+    steps = sr.steps
+    kind = sr.kind
+    per_sweep = r.item_points.sweep
+    first_stock = r.deck.size - 4 - hs * n  # the stock after a hand's first deal
+    while True:
+        hand = hands[seat]
+        if not hand:
+            nxt = None
+            for k in range(1, n + 1):
+                if hands[(seat + k) % n]:
+                    nxt = (seat + k) % n
+                    break
+            if nxt is None:
+                if not stock:
+                    break
+                first = not loose and not any(piles)
+                dealt, stock, extra = deal(tuple(hands), stock, n, dealer, first, hs, True)
+                hands = list(dealt)
+                loose |= extra
+                nxt = (dealer + 1) % n
+            seat = nxt
+            continue
+        key = (hand, loose)
+        mv = steps.get(key)
+        if mv is None:
+            if len(steps) > 200_000:
+                steps.clear()
+            mv = steps[key] = kryp_step(sr, hand, loose)
+        kind_, c, tm = mv
+        hands[seat] = hand & ~(1 << c)
+        if kind_:
+            before = loose
+            loose &= ~tm
+            sd = sides[seat]
+            piles[sd] |= tm | 1 << c
+            if not loose and sr.sweeps:  # a tabbe (play._record_sweep, play._tabbe)
+                # the hand's first move (play._first_play) credits no one
+                opening = (before.bit_count() == 4 and len(stock) == first_stock
+                           and piles[sd] == tm | 1 << c and not any(piles[:sd] + piles[sd + 1:])
+                           and hand.bit_count() == hs
+                           and all(x.bit_count() == hs for s, x in enumerate(hands) if s != seat))
+                sweeps[sd] += 1
+                if sr.cancel and all(sweeps):
+                    sweeps = [k - 1 for k in sweeps]
+                double = (tm & (tm - 1)) == 0 and kind[tm.bit_length() - 1] == kind[c]
+                item = "dubbeltabbe" if double else "tabbe"
+                pts = per_sweep * (2 if double else 1)
+                events.append((sd, item, pts))
+                if not opening:
+                    events.append((sides[(seat - 1) % n], item + " credit", -pts))
+            last = seat
+        else:
+            loose |= 1 << c
+        seat = (seat + 1) % n
+    taker = last if last is not None else dealer
+    piles[sides[taker]] |= loose
+    points, winner = finish_hand(r, tuple(st.scores), tuple(piles), tuple(sweeps), st.met,
+                                 tuple(events), None if last is None else sides[last])
+    return _result([-p for p in points], winner, side, game_bonus)
 
 
 def _unstack(order: list, piles: list, taken: int) -> None:
