@@ -40,8 +40,9 @@ EXIT = Path("experiments/results/exit")
 # play-out shards of the last deal's data where the default 24 hold too few decisions: tuxedo
 # deals 2 cards each last, so 24 shards held 26k decisions (the other presets' 200k-300k) and
 # the network fitted on them lost more points a decision than the heuristic; hungarian deals 3
-# cards each, and 24 shards held 43k decisions
-WALK_SHARDS = {"tuxedo": 240, "hungarian": 160}
+# cards each, and 24 shards held 43k decisions; krypkasino's last deal is 2 cards each (the
+# two decks' last 4 cards), about 580 decisions a shard
+WALK_SHARDS = {"tuxedo": 240, "hungarian": 160, "krypkasino": 240}
 # where the last deal is too large to solve whole, the cards a mover holds from which it is
 # solved (``endgame_net collect --from-cards``; the network plays from there, the heuristic
 # before): swazi deals 12 cards each, and solving from 6 took about a minute a hand, from 5

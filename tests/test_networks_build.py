@@ -139,6 +139,20 @@ def test_the_shipped_networks_are_those_the_command_makes() -> None:
         assert Path(STUDENTS[v]) == out["student"] / "student_256.pt", v
 
 
+def test_krypkasino_gets_more_play_out_shards_and_no_boundary_value(tmp_path, monkeypatch
+                                                                     ) -> None:
+    """Krypkasino's last deal is 2 cards each (V-kryp-play: the two decks' last 4 cards), so
+    its last deal's network takes 240 play-out shards, as tuxedo's; penalties on two decks
+    have no boundary value, so its rollouts before the last deal go to the hand's end."""
+    monkeypatch.chdir(tmp_path)
+    calls: list = []
+    fake_steps(monkeypatch, calls)
+    networks_build.build("krypkasino", workers=2)
+    assert [c[0] for c in calls] == ["last_deal", "before_last", "student"]
+    assert calls[0][4]["walk_shards"] == 240 and calls[0][4]["hands"] == 0
+    assert calls[1][4]["tail"] is None and calls[1][4]["shards"] == 30
+
+
 def test_bad_settings_are_named(tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     fake_steps(monkeypatch, [])
