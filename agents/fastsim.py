@@ -186,6 +186,7 @@ def clear_caches() -> None:
     """Forget every memoised position (greedy moves, packings): the next rollout starts cold.
     For benchmarks, where an agent would otherwise reuse another's positions."""
     sim_rules.cache_clear()
+    _maximal.cache_clear()
 
 
 def _best_pack(vals: tuple, ids: tuple, v: int, lone: bool, cw: tuple) -> tuple[float, int]:
