@@ -25,7 +25,7 @@ from functools import cache, lru_cache
 
 from casino_env.engine import Rules, State
 from casino_env.engine.cards import SPADE, bit_list
-from casino_env.engine.dealing import deal
+from casino_env.engine.dealing import TABLE_SIZE
 from casino_env.engine.scoring import awards, earned, earned_winner, sweep_scores
 from casino_env.engine.sets import groups, partitions
 
@@ -78,7 +78,11 @@ class SimRules:
                  "cancel", "players", "side", "sides", "hand_size", "packs", "tables", "capv",
                  "same_rank", "build", "max_value", "earned_wins", "spade", "steps",
                  "supported", "multi", "direct", "earned_cap", "kryp", "kw", "hand_values",
-                 "low", "kind", "kcaps", "kcw")
+                 "low", "kind", "kcw",
+                 # krypkasino's tables (SimRules._kryp_tables)
+                 "kpen", "kle", "kcaps", "kmax", "kbits", "kreach", "kvs_of", "kvs",
+                 "kvs_bits", "kvs_mask", "kreachs", "ksize", "kcards", "kn", "kshift",
+                 "kpk", "kby", "kpref", "kvalue", "kdead", "kdeal")
 
     def __init__(self, rules: Rules, policy: str = "cards") -> None:
         self.rules = rules
@@ -123,7 +127,59 @@ class SimRules:
         self.hand_values = getattr(rules, "hand_values", self.values)  # (an Ace 14 from hand)
         self.low = rules.deck.low  # the copy-0 ids (two decks)
         self.kind = rules.deck.kind  # card id -> its one-deck card (two decks: both copies)
-        self.kcaps: dict[int, tuple | None] = {}  # (loose, value) -> greedy maximal capture
+        if self.kryp:
+            self._kryp_tables(rules.deck.size)
+
+    def _kryp_tables(self, size: int) -> None:
+        """Krypkasino's tables and memos (``kryp_step``, ``_simulate_kryp``)."""
+        vals, kcw = self.values, self.kcw
+        top = max(self.hand_values)  # the highest hand value (an Ace's 14)
+        big = max(top, *vals)
+        # Penalty points per card: the weights are whole points (<= 0), so int sums and
+        # comparisons of these are the engine greedy's float ones exactly.
+        self.kpen = tuple(int(-w) for w in kcw)
+        if any(p != -w for p, w in zip(self.kpen, kcw)):
+            raise ValueError("krypkasino's penalty weights must be whole points")
+        # Per value v: the cards that can be in a set of v (value <= v). With ids in ascending
+        # value (as the engine's decks number them) no other loose card changes a capture of
+        # v, nor its order among the captures, so a capture is memoised on these alone.
+        every = (1 << size) - 1
+        ascending = all(a <= b for a, b in zip(vals, vals[1:]))
+        self.kle = tuple(sum(1 << c for c, x in enumerate(vals) if x <= v) if ascending
+                         else every for v in range(top + 1))
+        self.kcaps = [{} for _ in range(top + 1)]  # value -> loose -> _kryp_capture
+        self.kmax: dict[int, tuple] = {}  # (value, loose values) -> _maximal
+        self.kbits = big.bit_length()  # bits of a value in kmax's keys (one value a digit)
+        self.kreach = (1 << top + 1) - 1  # the subset sums a hand card can take (<= top)
+        # The loose cards' values as one int, a count per value (``count_bits`` bits each):
+        # each card adds its ``kvs``. The subset sums (``_kryp_reach``) depend on these alone,
+        # and few such multisets occur, so the sums after a capture are memoised on them.
+        count_bits = max(map(vals.count, set(vals))).bit_length()
+        self.kvs_of = tuple(1 << count_bits * x for x in range(big + 1))  # by value
+        self.kvs = tuple(self.kvs_of[x] for x in vals)
+        self.kvs_bits = count_bits * (big + 1)
+        self.kvs_mask = (1 << self.kvs_bits) - 1
+        self.kreachs: dict[int, int] = {}  # loose values (kvs sum) -> _kryp_reach
+        # _kryp_capture's packing: the mask in the low ``size`` bits (ksize; kcards masks
+        # them), the kvs sum above it, then the number of cards (kn bits) and the penalty
+        # points (from kshift up: the capture's part of greedy_key); kpk: each card's own
+        # penalty at its place in such a key.
+        self.ksize = size
+        self.kcards = every
+        self.kn = size.bit_length()
+        self.kshift = size + self.kvs_bits
+        self.kpk = tuple(p << self.kn for p in self.kpen)
+        # The trail preference (kryp_step: the most penalized card first, then by id): card
+        # -> its bit in that order (kpref) and back (kby); per hand value the bits of its
+        # cards (kvalue); ``_kryp_dead``'s masks by subset sums (kdead).
+        self.kby = tuple(sorted(range(size), key=lambda c: (kcw[c], c)))
+        rank = {c: k for k, c in enumerate(self.kby)}
+        self.kpref = tuple(1 << rank[c] for c in range(size))
+        self.kvalue = tuple(sum(self.kpref[c] for c in range(size) if self.hand_values[c] == v)
+                            for v in range(top + 1))
+        self.kdead: list[int | None] = [None] * (self.kreach + 1)  # by reach (<= kreach)
+        # A stock card as _kryp_deal takes it: its trail preference bit above its card bit.
+        self.kdeal = tuple(self.kpref[c] << size | 1 << c for c in range(size))
 
     def pack_one(self, loose: int, t: int) -> tuple[float, int]:
         """(weight, mask) of the heaviest single set of loose cards summing to ``t``."""
@@ -186,7 +242,6 @@ def clear_caches() -> None:
     """Forget every memoised position (greedy moves, packings): the next rollout starts cold.
     For benchmarks, where an agent would otherwise reuse another's positions."""
     sim_rules.cache_clear()
-    _maximal.cache_clear()
 
 
 def _best_pack(vals: tuple, ids: tuple, v: int, lone: bool, cw: tuple) -> tuple[float, int]:
@@ -313,92 +368,146 @@ def kryp_step(sr: SimRules, hand: int, loose: int) -> tuple[int, int, int]:
     """V-kryp-play under the engine rollouts' greedy penalty policy (``scripted.greedy_key``):
     (1 capture / 0 trail, played card, taken mask), the engine's choice on its move list. A
     trail takes no penalty, so the most penalized card that captures nothing trails (the
-    first such card on ties); if every card captures, the capture taking the fewest penalty
+    first such card on ties: the first by trail preference, ``SimRules.kpref``, of those
+    ``_kryp_dead`` gives); if every card captures, the capture taking the fewest penalty
     points, then the fewest cards, the first in the engine's order on ties (cards in id
-    order, one copy of each; ``_kryp_capture``)."""
+    order, one copy of each; ``_kryp_take``)."""
     hand &= ~((hand & sr.low) << 1)  # one copy of each card (``moves.distinct``)
+    t = _kryp_prefs(sr, hand) & _kryp_dead(sr, _kryp_reach(sr, loose))
+    if t:
+        return 0, sr.kby[(t & -t).bit_length() - 1], 0
+    c, m, _ = _kryp_take(sr, hand, loose)
+    return 1, c, m
+
+
+def _kryp_reach(sr: SimRules, loose: int) -> int:
+    """The sums of sets of loose cards (bit t: some set sums to t), up to the highest hand
+    value: all a hand card can capture (higher sums never matter, so the int stays small)."""
     values = sr.values
-    reach = 1  # the sums of sets of loose cards
-    m = loose
-    while m:
-        low = m & -m
-        m ^= low
+    reach = 1
+    while loose:
+        low = loose & -loose
+        loose ^= low
         reach |= reach << values[low.bit_length() - 1]
+    return reach & sr.kreach
+
+
+def _kryp_prefs(sr: SimRules, hand: int) -> int:
+    """``hand`` by trail preference: the ``SimRules.kpref`` bits of its cards."""
+    kpref = sr.kpref
+    out = 0
+    while hand:
+        low = hand & -hand
+        hand ^= low
+        out |= kpref[low.bit_length() - 1]
+    return out
+
+
+def _kryp_dead(sr: SimRules, reach: int) -> int:
+    """The cards (as ``SimRules.kpref`` bits) whose hand values are not in ``reach``
+    (``_kryp_reach``): those that capture nothing from that table. Memoised by reach."""
+    dead = sr.kdead[reach]
+    if dead is None:
+        dead = sr.kdead[reach] = sum(m for v, m in enumerate(sr.kvalue) if not reach >> v & 1)
+    return dead
+
+
+def _kryp_take(sr: SimRules, hand: int, loose: int) -> tuple[int, int, int]:
+    """The greedy capture when every card of ``hand`` (one copy of each) captures: (played
+    card, taken mask, ``SimRules.kvs`` sum of the taken cards); see ``kryp_step``. Each
+    card's capture is ``_kryp_capture``'s (memoised by value and the loose cards that can
+    be in a set of it, ``SimRules.kle``)."""
     hv = sr.hand_values
-    kcw = sr.kcw
-    trail = -1
-    tw = 0.0
-    h = hand
-    while h:
-        low = h & -h
-        h ^= low
+    kpk = sr.kpk
+    kcaps = sr.kcaps
+    kle = sr.kle
+    shift = sr.kshift
+    best = -1
+    best_c = got = 0
+    while hand:
+        low = hand & -hand
+        hand ^= low
         c = low.bit_length() - 1
-        if not reach >> hv[c] & 1:  # no set of its value on the table: it trails
-            w = kcw[c]
-            if trail < 0 or w < tw:
-                trail, tw = c, w
-    if trail >= 0:
-        return 0, trail, 0
-    best = None
-    best_c = best_m = 0
-    h = hand
-    while h:
-        low = h & -h
-        h ^= low
-        c = low.bit_length() - 1
-        wt, n, m = _kryp_capture(sr, loose, hv[c])
-        # (weights are whole penalty points: this sum is greedy_key's value of both cards)
-        key = (kcw[c] + wt, -1 - n)
-        if best is None or key > best:
-            best, best_c, best_m = key, c, m
-    return 1, best_c, best_m
+        # greedy_key as an int to minimise: the penalty points of the card and its capture
+        # above the number of cards taken (``SimRules.kshift``). A capture's penalty is not
+        # negative and it takes a card at least, so c's key is kpk[c] | 1 or more: with a
+        # best key no higher, c need not be looked at (the first of equal keys stays).
+        if 0 <= best <= kpk[c] | 1:
+            continue
+        v = hv[c]
+        rel = loose & kle[v]
+        cap = kcaps[v].get(rel)
+        if cap is None:
+            cap = _kryp_capture(sr, rel, v)
+        key = kpk[c] + (cap >> shift)
+        if best < 0 or key < best:
+            best, best_c, got = key, c, cap
+    return best_c, got & sr.kcards, got >> sr.ksize & sr.kvs_mask
 
 
-@lru_cache(maxsize=1 << 16)
-def _maximal(vals: tuple, v: int) -> tuple[int, ...]:
-    """V-kryp-play: position masks of the maximal captures of value ``v`` from loose cards
-    of values ``vals`` (ascending), in ascending order as ``moves._generate_kryp`` meets them:
-    every collection of disjoint sets of ``v`` that meets every such set."""
+def _maximal(sr: SimRules, vals: tuple, v: int) -> tuple[tuple, ...]:
+    """V-kryp-play: the maximal captures of value ``v`` from loose cards of values ``vals``
+    (ascending), in the order ``moves._generate_kryp`` meets them (ascending position mask):
+    every collection of disjoint sets of ``v`` that meets every such set. Each as (its
+    cards' positions in ``vals``, their ``SimRules.kvs`` sum)."""
     gs = groups(vals, v, False)
-    if len(gs) <= 1:
-        return gs
-    return tuple(pm for pm in partitions(vals, v, False) if pm and all(g & pm for g in gs))
+    if len(gs) > 1:
+        gs = tuple(pm for pm in partitions(vals, v, False) if pm and all(map(pm.__and__, gs)))
+    kvs_of = sr.kvs_of
+    out = []
+    for pm in gs:
+        pos = tuple(bit_list(pm))
+        out.append((pos, sum([kvs_of[vals[j]] for j in pos])))
+    return tuple(out)
 
 
-def _kryp_capture(sr: SimRules, loose: int, v: int) -> tuple[float, int, int]:
-    """V-kryp-play: (penalty weight, cards, mask) of the greedy pick among the maximal
-    captures of value ``v`` (collections of disjoint sets of ``v`` that leave no set of ``v``
-    loose): the lightest, then the fewest cards, then the first in the engine's order (by
-    ascending mask, as ``sets.partitions`` lists them), with a copy taken once while both lie
-    loose as the lower one (as ``moves._generate_kryp``). Needs a set of ``v`` on the table."""
-    key = v << 128 | loose
-    got = sr.kcaps.get(key)
-    if got is None:
-        if len(sr.kcaps) > 200_000:
-            sr.kcaps.clear()
-        ids = bit_list(loose)  # (id order is ascending value, as the engine's Items)
-        values = sr.values
-        vals = tuple([values[i] for i in ids])
-        kcw = sr.kcw
-        best = None
-        bm = 0
-        for pm in _maximal(vals, v):
-            m = 0
-            wt = 0.0  # (whole penalty points: the Weights' value of m, exactly)
-            while pm:
-                low = pm & -pm
-                pm ^= low
-                i = ids[low.bit_length() - 1]
-                m |= 1 << i
-                wt += kcw[i]
-            k = (wt, -m.bit_count())
-            if best is None or k > best:
-                best, bm = k, m
-        low = sr.low
-        once = bm >> 1 & low & ~bm & loose & loose >> 1  # a card taken once by its copy 1 ...
-        if once:
-            bm = bm & ~(once << 1) | once  # ... while both lie loose: the copy 0
-        got = sr.kcaps[key] = (best[0], -best[1], bm)
+def _kryp_capture(sr: SimRules, loose: int, v: int) -> int:
+    """V-kryp-play: the greedy pick among the maximal captures of value ``v`` from ``loose``
+    (the loose cards that can be in a set of ``v``; collections of disjoint sets of ``v``
+    that leave no set of ``v`` loose): the lightest, then the fewest cards, then the first in
+    the engine's order (by ascending mask, as ``sets.partitions`` lists them), with a copy
+    taken once while both lie loose as the lower one (as ``moves._generate_kryp``). Needs a
+    set of ``v`` on the table. Packed in one int (small, and no object for the garbage
+    collector to scan in the memo): from the top, its penalty points, its number of cards
+    (``SimRules.kn`` bits), its ``SimRules.kvs`` sum (``kvs_bits``) and its mask (the
+    deck's size in bits). Memoised in ``SimRules.kcaps``; the captures by position
+    (``_maximal``) on the cards' values."""
+    memo = sr.kcaps[v]
+    if len(memo) > 30_000:  # (some 13 values: about the memory the other memos take)
+        memo.clear()
+    values = sr.values
+    bits = sr.kbits
+    ids = []  # the loose cards by id (id order is ascending value, as the engine's Items)
+    # _maximal's arguments as one int: v, then their values, a digit of ``bits`` bits each
+    # (v >= 1 leads, so the number of digits and each value are read back unambiguously)
+    sig = v
+    rest = loose
+    while rest:
+        low = rest & -rest
+        rest ^= low
+        i = low.bit_length() - 1
+        ids.append(i)
+        sig = sig << bits | values[i]
+    opts = sr.kmax.get(sig)
+    if opts is None:
+        if len(sr.kmax) > 100_000:
+            sr.kmax.clear()
+        opts = sr.kmax[sig] = _maximal(sr, tuple([values[i] for i in ids]), v)
+    kpen = sr.kpen
+    best = None
+    for pos, vs in opts:
+        m = pen = 0
+        for j in pos:
+            i = ids[j]
+            m |= 1 << i
+            pen += kpen[i]
+        k = (pen, len(pos))
+        if best is None or k < best:
+            best, bm, bs = k, m, vs
+    once = bm >> 1 & sr.low & ~bm & loose & loose >> 1  # a card taken once by its copy 1
+    if once:  # ... while both lie loose: the copy 0 (of the same value: the kvs sum stays)
+        bm = bm & ~(once << 1) | once
+    got = memo[loose] = ((best[0] << sr.kn | best[1]) << sr.kvs_bits | bs) << sr.ksize | bm
     return got
 
 
@@ -607,8 +716,15 @@ def _simulate_kryp(st: State, sr: SimRules, side: int, game_bonus: float) -> flo
     n = sr.players
     hs = sr.hand_size
     hands = list(st.hand_masks)
+    # Each hand also by trail preference (SimRules.kpref): its trail, if any, is then its
+    # lowest card among those of values no set of loose cards makes (SimRules.kdead).
+    prefs = [_kryp_prefs(sr, h) for h in hands]
     loose = st.loose_mask
-    stock = tuple(st.stock_ids)
+    # Kept with loose: its values (SimRules.kvs) and their subset sums (_kryp_reach). A
+    # trail adds to both; a capture takes its cards' values off and looks the sums up.
+    vsig, reach = _kryp_sums(sr, loose)
+    stock = list(map(sr.kdeal.__getitem__, st.stock_ids))  # (as _kryp_deal takes it)
+    dealt = 0  # stock[dealt:] is still to deal
     piles = list(st.pile_masks)
     sweeps = list(st.sweeps)
     events = list(st.events)
@@ -616,10 +732,16 @@ def _simulate_kryp(st: State, sr: SimRules, side: int, game_bonus: float) -> flo
     seat = st.current
     dealer = st.dealer
     sides = sr.side
-    steps = sr.steps
     kind = sr.kind
+    values = sr.values
+    kvs = sr.kvs
+    within = sr.kreach
+    reaches = sr.kreachs
+    deads = sr.kdead
+    by_pref = sr.kby
+    distinct = sr.low
     per_sweep = r.item_points.sweep
-    first_stock = r.deck.size - 4 - hs * n  # the stock after a hand's first deal
+    first_stock = r.deck.size - TABLE_SIZE - hs * n  # the stock after a hand's first deal
     while True:
         hand = hands[seat]
         if not hand:
@@ -629,52 +751,103 @@ def _simulate_kryp(st: State, sr: SimRules, side: int, game_bonus: float) -> flo
                     nxt = (seat + k) % n
                     break
             if nxt is None:
-                if not stock:
+                if dealt == len(stock):
                     break
                 first = not loose and not any(piles)
-                dealt, stock, extra = deal(tuple(hands), stock, n, dealer, first, hs, True)
-                hands = list(dealt)
-                loose |= extra
+                dealt, extra = _kryp_deal(sr, hands, prefs, stock, dealt, n, dealer, first, hs)
+                if extra:
+                    loose |= extra
+                    vsig, reach = _kryp_sums(sr, loose)
                 nxt = (dealer + 1) % n
             seat = nxt
             continue
-        key = (hand, loose)
-        mv = steps.get(key)
-        if mv is None:
-            if len(steps) > 200_000:
-                steps.clear()
-            mv = steps[key] = kryp_step(sr, hand, loose)
-        kind_, c, tm = mv
-        hands[seat] = hand & ~(1 << c)
-        if kind_:
-            before = loose
-            loose &= ~tm
-            sd = sides[seat]
-            piles[sd] |= tm | 1 << c
-            if not loose and sr.sweeps:  # a tabbe (play._record_sweep, play._tabbe)
-                # the hand's first move (play._first_play) credits no one
-                opening = (before.bit_count() == 4 and len(stock) == first_stock
-                           and piles[sd] == tm | 1 << c and not any(piles[:sd] + piles[sd + 1:])
-                           and hand.bit_count() == hs
-                           and all(x.bit_count() == hs for s, x in enumerate(hands) if s != seat))
-                sweeps[sd] += 1
-                if sr.cancel and all(sweeps):
-                    sweeps = [k - 1 for k in sweeps]
-                double = (tm & (tm - 1)) == 0 and kind[tm.bit_length() - 1] == kind[c]
-                item = "dubbeltabbe" if double else "tabbe"
-                pts = per_sweep * (2 if double else 1)
-                events.append((sd, item, pts))
-                if not opening:
-                    events.append((sides[(seat - 1) % n], item + " credit", -pts))
-            last = seat
-        else:
+        dead = deads[reach]
+        if dead is None:
+            dead = _kryp_dead(sr, reach)
+        t = prefs[seat] & dead
+        if t:  # kryp_step's trail: the most penalized card capturing nothing, first on ties
+            low = t & -t
+            prefs[seat] ^= low
+            c = by_pref[low.bit_length() - 1]
+            hands[seat] = hand ^ 1 << c
             loose |= 1 << c
+            vsig += kvs[c]
+            reach = (reach | reach << values[c]) & within
+            seat = (seat + 1) % n
+            continue
+        c, tm, tsig = _kryp_take(sr, hand & ~((hand & distinct) << 1), loose)
+        hands[seat] = hand ^ 1 << c
+        prefs[seat] ^= sr.kpref[c]
+        before = loose
+        loose &= ~tm
+        vsig -= tsig
+        reach = reaches.get(vsig)
+        if reach is None:
+            if len(reaches) > 200_000:
+                reaches.clear()
+            reach = reaches[vsig] = _kryp_reach(sr, loose)
+        sd = sides[seat]
+        piles[sd] |= tm | 1 << c
+        if not loose and sr.sweeps:  # a tabbe (play._record_sweep, play._tabbe)
+            # the hand's first move (play._first_play) credits no one
+            opening = (before.bit_count() == 4 and len(stock) - dealt == first_stock
+                       and piles[sd] == tm | 1 << c and not any(piles[:sd] + piles[sd + 1:])
+                       and hand.bit_count() == hs
+                       and all(x.bit_count() == hs for s, x in enumerate(hands) if s != seat))
+            sweeps[sd] += 1
+            if sr.cancel and all(sweeps):
+                sweeps = [k - 1 for k in sweeps]
+            double = (tm & (tm - 1)) == 0 and kind[tm.bit_length() - 1] == kind[c]
+            item = "dubbeltabbe" if double else "tabbe"
+            pts = per_sweep * (2 if double else 1)
+            events.append((sd, item, pts))
+            if not opening:
+                events.append((sides[(seat - 1) % n], item + " credit", -pts))
+        last = seat
         seat = (seat + 1) % n
     taker = last if last is not None else dealer
     piles[sides[taker]] |= loose
     points, winner = finish_hand(r, tuple(st.scores), tuple(piles), tuple(sweeps), st.met,
                                  tuple(events), None if last is None else sides[last])
     return _result([-p for p in points], winner, side, game_bonus)
+
+
+def _kryp_sums(sr: SimRules, loose: int) -> tuple[int, int]:
+    """The loose cards' values (their ``SimRules.kvs`` sum) and subset sums (``_kryp_reach``)."""
+    kvs = sr.kvs
+    vsig = 0
+    rest = loose
+    while rest:
+        low = rest & -rest
+        rest ^= low
+        vsig += kvs[low.bit_length() - 1]
+    return vsig, _kryp_reach(sr, loose)
+
+
+def _kryp_deal(sr: SimRules, hands: list, prefs: list, stock: list, dealt: int, players: int,
+               dealer: int, first: bool, hand_size: int) -> tuple[int, int]:
+    """``dealing.deal`` with ``leftover_to_table`` (krypkasino) from ``stock[dealt:]``, into
+    ``hands`` (and their ``prefs``, ``_kryp_prefs``) in place: (the new ``dealt``, mask of the
+    cards put on the table); the same cards to the same places. Each stock card is its
+    ``SimRules.kdeal``: its trail preference bit above its card bit, so that one sum of
+    distinct such ints gives both unions."""
+    size, cards = sr.ksize, sr.kcards
+    n = len(stock) - dealt
+    table = TABLE_SIZE if first else 0
+    per = hand_size if n >= hand_size * players + table else max(0, n - table) // players
+    pos = dealt
+    for k in range(1, players + 1):
+        both = sum(stock[pos:pos + per])
+        seat = (dealer + k) % players
+        hands[seat] |= both & cards
+        prefs[seat] |= both >> size
+        pos += per
+    to_table = min(TABLE_SIZE, n - (pos - dealt)) if first else \
+        (n - (pos - dealt) if per < hand_size else 0)
+    left = n - (pos - dealt) - to_table
+    if 0 < left < players:  # too few for another round of a card each (V-kryp-play)
+        to_table += left
+    return pos + to_table, sum(stock[pos:pos + to_table]) & cards
 
 
 def _unstack(order: list, piles: list, taken: int) -> None:

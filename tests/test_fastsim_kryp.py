@@ -245,3 +245,28 @@ def test_a_hand_that_ends_the_game_counts_the_bonus():
         for side in (0, 1):
             assert simulate(st, side, 7.0, None) == hand_result(st, end, side, 7.0)
     assert ended > 0
+
+
+def test_the_deal_is_the_engines():
+    """The simulator's deal (``fastsim._kryp_deal``, on its own card encoding) gives the same
+    hands, table cards and rest of the stock as ``dealing.deal`` with V-kryp-play's leftover
+    rule, for every stock size, player count, dealer and first deal or not."""
+    from casino_env.engine.dealing import deal
+
+    for players in (2, 3, 4, 5, 6):
+        sr = sim_rules(new_game("krypkasino", players).rules)
+        rng = random.Random(players)
+        for size in range(105):
+            ids = rng.sample(range(104), size)
+            for first in (False, True):
+                dealer = rng.randrange(players)
+                hands, rest, table = deal((0,) * players, tuple(ids), players, dealer, first, 4,
+                                          True)
+                got, prefs = [0] * players, [0] * players
+                skip = rng.randrange(3)  # cards already dealt from the simulator's stock
+                stock = [sr.kdeal[c] for c in rng.sample(range(104), skip) + ids]
+                dealt, extra = fastsim._kryp_deal(sr, got, prefs, stock, skip, players, dealer,
+                                                  first, 4)
+                assert tuple(got) == hands and extra == table
+                assert stock[dealt:] == [sr.kdeal[c] for c in rest]
+                assert prefs == [fastsim._kryp_prefs(sr, h) for h in hands]
