@@ -14,7 +14,7 @@ plays, made in order and resumable across sessions.
    ``endgame_net_V_const``, and the cloned policy with it
    against the heuristic where the preset has a cloned policy;
 3. the set network before the last deal on rollout values (``experiments.midgame_net
-   pipeline``, 30 shards of 200 hands or ``BEFORE_LAST_SHARDS``) into
+   pipeline``, 30 shards of 200 hands, ``BEFORE_LAST_SHARDS`` or ``--before-last-shards``) into
    ``midgame_net_V_pipeline`` (``midgame_net_V_N`` for N shards other than 30), and the two
    networks against the heuristic, 5,000 hands;
 4. its MLP student (``experiments.distill_net pipeline``, 256 wide) into ``distill_net_V``
@@ -63,9 +63,10 @@ def before_last_shards(variant: str) -> int:
     return BEFORE_LAST_SHARDS.get(variant, 30)
 
 
-def outputs(variant: str) -> dict[str, Path]:
-    """Where each step writes ``variant``'s results (the folders named in the module text)."""
-    n = before_last_shards(variant)
+def outputs(variant: str, shards: int | None = None) -> dict[str, Path]:
+    """Where each step writes ``variant``'s results (the folders named in the module text;
+    ``shards``: before the last deal, if not the preset's ``before_last_shards``)."""
+    n = shards or before_last_shards(variant)
     return {"tail": tail_value.tail_path(variant),
             "last_deal": EXIT / f"endgame_net_{variant}_const",
             "before_last": (endgame_net.pipeline_out("midgame_net", variant) if n == 30
@@ -74,16 +75,19 @@ def outputs(variant: str) -> dict[str, Path]:
                                else f"distill_net_{variant}_{n}")}
 
 
-def student_work(variant: str, work: Path) -> Path:
+def student_work(variant: str, work: Path, shards: int | None = None) -> Path:
     """Where the student's shards go: ``work`` itself for 30 shards before the last deal, its
     sibling ``work.name + N`` for N (their values come from another teacher)."""
-    n = before_last_shards(variant)
+    n = shards or before_last_shards(variant)
     return work if n == 30 else work.with_name(f"{work.name}{n}")
 
 
-def build(variant: str, workers: int = 2, work: Path | None = None) -> dict[str, dict]:
-    """Make ``variant``'s networks (see the module text); returns each closing match's
-    summary by step ({} where a step plays none)."""
+def build(variant: str, workers: int = 2, work: Path | None = None,
+          before_last: int | None = None) -> dict[str, dict]:
+    """Make ``variant``'s networks (see the module text; ``before_last``: that many shards
+    before the last deal instead of the preset's, a refit into folders of its own, which
+    ``networks:V`` plays once ``BEFORE_LAST_SHARDS`` and ``agents.networks`` name it);
+    returns each closing match's summary by step ({} where a step plays none)."""
     from agents.tail_value import tail_supported
     from casino_env.engine import new_game
     from casino_env.engine.rules import PRESETS
@@ -93,7 +97,10 @@ def build(variant: str, workers: int = 2, work: Path | None = None) -> dict[str,
                          f"{', '.join(PRESETS)})")
     if workers < 1:
         raise SystemExit(f"error: --workers must be >= 1, got {workers}")
-    out = outputs(variant)
+    if before_last is not None and before_last < 1:
+        raise SystemExit(f"error: --before-last-shards must be >= 1, got {before_last}")
+    n = before_last or before_last_shards(variant)
+    out = outputs(variant, n)
     work = work or EXIT / f"_work_{variant}"
     tail = out["tail"] if tail_supported(new_game(variant, 2, seed=0).rules) else None
     if tail is None:
@@ -112,12 +119,12 @@ def build(variant: str, workers: int = 2, work: Path | None = None) -> dict[str,
     print(f"[networks_build 3/4] the network before the last deal into {out['before_last']}",
           flush=True)
     summaries["before_last"] = midgame_net.pipeline(
-        variant, out["before_last"], work, shards=before_last_shards(variant), hands=5000,
+        variant, out["before_last"], work, shards=n, hands=5000,
         workers=workers, tail=tail, endgame=end)
     mid = out["before_last"] / "tail_net.pt"
     print(f"[networks_build 4/4] its student into {out['student']}", flush=True)
     summaries["student"] = distill_net.pipeline(
-        variant, "before_last", out["student"], student_work(variant, work), shards=24,
+        variant, "before_last", out["student"], student_work(variant, work, n), shards=24,
         hands=500, workers=workers, hidden=256, epochs=8, match_hands=5000,
         networks=(str(mid), str(end)))
     for step, s in summaries.items():
@@ -131,10 +138,14 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--variant", default="casino")
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--before-last-shards", type=int, default=None, metavar="N",
+                    help="shards of 200 hands before the last deal (default: the preset's, "
+                    "30 or BEFORE_LAST_SHARDS); another number is a refit into "
+                    "midgame_net_V_N and distill_net_V_N")
     ap.add_argument("--work", type=Path, default=None,
                     help="shards and checkpoints (default experiments/results/exit/_work_V)")
     a = ap.parse_args(argv)
-    build(a.variant, a.workers, a.work)
+    build(a.variant, a.workers, a.work, a.before_last_shards)
 
 
 if __name__ == "__main__":
