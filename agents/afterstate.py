@@ -27,7 +27,7 @@ from casino_env.engine.play import play
 from casino_env.engine.view import PlayerView
 
 from .base import check_number
-from .endgame import perfect_information, solve_view
+from .endgame import perfect_information, points_sign, solve_view
 
 
 @cache
@@ -77,12 +77,6 @@ def _pile_bytes(rules: Rules, piles: np.ndarray) -> tuple[np.ndarray, np.ndarray
             np.packbits(other, axis=1, bitorder="little"))
 
 
-def _sign(rules: Rules) -> int:
-    """1, or -1 where the points are penalties (V-kryp-score): a lead is the other side's
-    points minus mine there, as ``agents.endgame.lead`` has it."""
-    return -1 if rules.penalties else 1
-
-
 def static_leads(rules: Rules, x: np.ndarray) -> np.ndarray:
     """Each row's point difference for the mover if the hand were scored on the piles as they
     stand (``scoring.awards``; the table's residue unassigned, the points scored as events
@@ -92,7 +86,7 @@ def static_leads(rules: Rules, x: np.ndarray) -> np.ndarray:
 
     o = layout_of(rules).offset
     mine, other = _pile_bytes(rules, x[:, o["piles"]:o["piles"] + N_CARDS])
-    sign = _sign(rules)
+    sign = points_sign(rules)
     sweeps = np.rint(x[:, o["sweeps"]:o["sweeps"] + 2] * 10).astype(int).tolist()
     memo: dict = {}
     out = np.empty(len(x), np.float32)
@@ -114,7 +108,7 @@ def _pile_lead(rules: Rules, mine: int, other: int, my_sweeps: int, other_sweeps
     leaves the piles as they were, so positions of a hand share them)."""
     from casino_env.engine.scoring import awards
 
-    return float(_sign(rules) * sum(p if s == 0 else -p for _, s, p in
+    return float(points_sign(rules) * sum(p if s == 0 else -p for _, s, p in
                                     awards(rules, (mine, other), (my_sweeps, other_sweeps))))
 
 

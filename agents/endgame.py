@@ -33,9 +33,15 @@ def perfect_information(view: PlayerView) -> bool:
     return len(hidden) <= 1
 
 
+def points_sign(rules) -> int:
+    """1, or -1 where the points are penalties (V-kryp-score): a lead is then the other
+    side's points minus mine."""
+    return -1 if getattr(rules, "penalties", False) else 1
+
+
 def lead(st: State, side: int) -> float:
     """``side``'s points this hand minus the other side's (penalty games: the reverse)."""
-    sign = -1 if getattr(st.rules, "penalties", False) else 1
+    sign = points_sign(st.rules)
     hp = st.hand_points
     return float(sign * (hp[side] - hp[1 - side]))
 
@@ -126,7 +132,7 @@ def static_lead(st: State, side: int, residue: bool = False) -> float:
         for b in st.builds:
             table |= b.cards
         piles = tuple(m | table if k == last else m for k, m in enumerate(piles))
-    sign = -1 if getattr(st.rules, "penalties", False) else 1
+    sign = points_sign(st.rules)
     return float(sign * sum(p if s == side else -p for _, s, p in
                             awards(st.rules, piles, st.sweeps, st.events, last)))
 

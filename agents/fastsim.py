@@ -621,11 +621,7 @@ def simulate(st: State, side: int, game_bonus: float, fallback, policy: str = "c
     steps = sr.steps
     while True:
         if not hands[seat]:
-            nxt = None
-            for k in range(1, n + 1):
-                if hands[(seat + k) % n]:
-                    nxt = (seat + k) % n
-                    break
+            nxt = _next_holder(hands, seat, n)
             if nxt is None:
                 if not stock:
                     break
@@ -745,11 +741,7 @@ def _simulate_kryp(st: State, sr: SimRules, side: int, game_bonus: float) -> flo
     while True:
         hand = hands[seat]
         if not hand:
-            nxt = None
-            for k in range(1, n + 1):
-                if hands[(seat + k) % n]:
-                    nxt = (seat + k) % n
-                    break
+            nxt = _next_holder(hands, seat, n)
             if nxt is None:
                 if dealt == len(stock):
                     break
@@ -848,6 +840,15 @@ def _kryp_deal(sr: SimRules, hands: list, prefs: list, stock: list, dealt: int, 
     if 0 < left < players:  # too few for another round of a card each (V-kryp-play)
         to_table += left
     return pos + to_table, sum(stock[pos:pos + to_table]) & cards
+
+
+def _next_holder(hands: list, seat: int, n: int) -> int | None:
+    """The first seat after ``seat`` (in turn, itself last) still holding cards, or None when
+    every hand is empty (deal again, or the hand ends)."""
+    for k in range(1, n + 1):
+        if hands[(seat + k) % n]:
+            return (seat + k) % n
+    return None
 
 
 def _unstack(order: list, piles: list, taken: int) -> None:

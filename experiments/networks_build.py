@@ -34,6 +34,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+# shards before the last deal where 30 were too few: the shipped networks' own record,
+# so the command makes what ``networks:V`` plays
+from agents.networks import BEFORE_LAST_SHARDS
 from experiments import distill_net, endgame_net, midgame_net, tail_value
 
 EXIT = Path("experiments/results/exit")
@@ -52,10 +55,6 @@ FROM_CARDS = {"swazi": 5}
 # exactly from 4 cards a hand): the cheap label that lost least against exact play at 5 to 7
 # cards (``endgame_net online --labels``), so that the network plays the whole last deal
 ABOVE_SHARDS = {"swazi": 12}
-# shards of 200 hands before the last deal where 30 were too few: hungarian's held-out loss
-# fell from 0.275 to 0.265 points a decision on 60 (the heuristic 0.306) and its agent gained
-# +0.5 points of hands, paired (thirty-fifth and thirty-sixth sessions)
-BEFORE_LAST_SHARDS = {"hungarian": 60}
 
 
 def before_last_shards(variant: str) -> int:
