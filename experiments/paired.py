@@ -19,16 +19,18 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from casino_env.engine.rules import PRESETS
 from experiments.long_match import load_chunks
 from experiments.stats import t_interval
 
 
-def per_deal(games: list[dict]) -> dict[int, tuple[float, float]]:
+def per_deal(games: list[dict], sign: int = 1) -> dict[int, tuple[float, float]]:
     """deal -> (hands won, points a hand over the opponent) of agent 0, averaged over the
-    deal's seatings (a draw counts half)."""
+    deal's seatings (a draw counts half). ``sign`` -1: a penalty game (krypkasino), where the
+    points over the opponent are theirs minus agent 0's, as ``stats.summarize_pair`` has it."""
     acc: dict[int, list[tuple[float, float]]] = {}
     for g in games:  # winner and points are per agent (agents.tournament.GameRecord)
-        pts = sum(p[0] - p[1] for p in g["points"]) / max(1, g["hands"])
+        pts = sign * sum(p[0] - p[1] for p in g["points"]) / max(1, g["hands"])
         won = 0.5 if g["winner"] is None else float(g["winner"] == 0)
         acc.setdefault(g["deal"], []).append((won, pts))
     return {d: (sum(w for w, _ in v) / len(v), sum(p for _, p in v) / len(v))
@@ -46,8 +48,9 @@ def compare(a: Path, b: Path) -> dict:
     if sa["agents"][1] != sb["agents"][1]:
         raise ValueError(f"{a} and {b} have different opponents ({sa['agents'][1]!r} v "
                          f"{sb['agents'][1]!r})")
+    sign = -1 if PRESETS[sa["variant"]].scoring == "kryp" else 1  # penalties: fewer is better
     da, db = ({d: v for games in load_chunks(p / "chunks.jsonl").values()
-               for d, v in per_deal(games).items()} for p in (a, b))
+               for d, v in per_deal(games, sign).items()} for p in (a, b))
     shared = sorted(set(da) & set(db))
     if not shared:
         raise ValueError(f"{a} and {b} have no finished deal in common")

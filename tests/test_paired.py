@@ -9,10 +9,11 @@ import pytest
 from experiments import paired
 
 
-def _match(folder, first: str, games_by_chunk: dict, seed: int = 11, opponent: str = "search"):
+def _match(folder, first: str, games_by_chunk: dict, seed: int = 11, opponent: str = "search",
+           variant: str = "casino"):
     folder.mkdir()
     (folder / "match.json").write_text(json.dumps(
-        {"variant": "casino", "players": 2, "agents": [first, opponent], "hands": 400,
+        {"variant": variant, "players": 2, "agents": [first, opponent], "hands": 400,
          "chunk": 4, "seed": seed}))
     with open(folder / "chunks.jsonl", "w") as f:
         for i, games in games_by_chunk.items():
@@ -84,3 +85,17 @@ def test_the_docs_table_names_each_pair_and_its_opponent(tmp_path, monkeypatch):
                         "+50.0] | +2.00 [-10.71, +14.71] |")
     monkeypatch.setattr(gd, "PAIRED_TAIL", gd.PAIRED_TAIL[1:])
     assert gd.paired_tail_table() == "_No match yet._"
+
+
+def test_in_krypkasino_fewer_penalty_points_are_the_advantage(tmp_path):
+    """V-kryp-score: penalties, so points over the opponent are theirs minus ours, as the
+    match summaries (``stats.summarize_pair``) count them: a positive difference is still
+    the first agent's advantage."""
+    a = _match(tmp_path / "a", "x", {0: [_game(0, 0, 0, [3, 9]), _game(0, 1, 0, [4, 6])]},
+               variant="krypkasino")
+    b = _match(tmp_path / "b", "y", {0: [_game(0, 0, 1, [8, 5]), _game(0, 1, 0, [5, 6])]},
+               variant="krypkasino")
+    r = paired.compare(a, b)
+    assert r["a_points"] == pytest.approx(4.0) and r["b_points"] == pytest.approx(-1.0)
+    assert r["diff_points"] == pytest.approx(5.0)
+    assert r["a_won"] == 1.0 and r["b_won"] == 0.5 and r["diff_won"] == 0.5
