@@ -40,11 +40,12 @@ SET_NETWORKS: dict[str, tuple[str, str]] = {
     # --walk-shards 40; spade made so in the twenty-eighth, its before-last on 30 shards;
     # wippen by ``python -m experiments.networks_build --variant wippen``, thirty-first session,
     # swedish and tuxedo by the same command, thirty-second and thirty-third sessions,
-    # hungarian in the thirty-fourth, finnish in the thirty-fourth and thirty-fifth)
+    # hungarian in the thirty-fourth, finnish in the thirty-fourth and thirty-fifth,
+    # krypkasino in the thirty-sixth and thirty-seventh)
     v: (f"experiments/results/exit/midgame_net_{v}_pipeline/tail_net.pt",
         f"experiments/results/exit/endgame_net_{v}_const/set_net.pt")
     for v in ("royal", "dominican", "spade", "wippen", "swedish", "tuxedo", "hungarian",
-              "finnish")}
+              "finnish", "krypkasino")}
 # preset -> the shards of 200 hands its network before the last deal was fitted on where not
 # 30 (``experiments.networks_build`` makes it so, into ``midgame_net_V_N`` and
 # ``distill_net_V_N``): hungarian's held-out loss fell from 0.275 to 0.265 points a decision

@@ -503,7 +503,14 @@ NETWORK_ALONE_MATCHES = (
     # the thirty-sixth session's: the shipped hungarian refit against another tuning
     ("hungarian", "`networks:hungarian` since the thirty-sixth session (the 60-shard student, "
      "the set network on the last deal)", UNSEEN,
-     "exit/general/networks_hungarian_60_v_unseen_heuristic")) + tuple(
+     "exit/general/networks_hungarian_60_v_unseen_heuristic"),
+    # the thirty-sixth and thirty-seventh sessions' krypkasino, by the same command (two decks,
+    # penalties; rollouts to the hand's end, no cloned policy)
+    ("krypkasino", "two value networks: before the last deal tail_net.pt (30 shards valued by "
+     "rollouts to the hand's end), on it the set network on 240 play-out shards", "heuristic",
+     "exit/midgame_net_krypkasino_pipeline/networks_v_heuristic"),
+    ("krypkasino", "`networks:krypkasino` (its student before the last deal, the set network "
+     "on it)", UNSEEN, "exit/general/networks_krypkasino_v_unseen_heuristic")) + tuple(
     # the twenty-ninth session's students (``experiments.distill_net``): an MLP fitted to the
     # before-last network's values, in its place; the last deal's set network unchanged
     (preset, f"before the last deal an MLP student ({width} wide) of the set network, "
@@ -539,6 +546,9 @@ NETWORK_ALONE_MATCHES = (
          "heuristic", "student_256_v_heuristic"),
         # the thirty-fifth session's: finnish's
         ("finnish", 256, " (`networks:finnish` since the thirty-fifth session)",
+         "heuristic", "student_256_v_heuristic"),
+        # the thirty-seventh session's: krypkasino's
+        ("krypkasino", 256, " (`networks:krypkasino` since the thirty-seventh session)",
          "heuristic", "student_256_v_heuristic")))
 
 

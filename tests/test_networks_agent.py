@@ -56,7 +56,7 @@ def test_before_the_last_deal_it_picks_among_the_heuristics_eight_best() -> None
 def test_presets_and_rules_without_shipped_networks_are_named() -> None:
     with pytest.raises(ValueError, match=r"no networks ship for 'swazi' "
                                          r"\(shipped: casino, royal, dominican, spade, wippen, "
-                                         r"swedish, tuxedo, hungarian, finnish\); "
+                                         r"swedish, tuxedo, hungarian, finnish, krypkasino\); "
                                          "give midgame_net=PATH and endgame_net=PATH"):
         make_agent("networks:swazi")
     with pytest.raises(ValueError, match="unknown preset"):
@@ -97,15 +97,14 @@ def test_it_is_a_known_name_with_its_own_options() -> None:
 
 
 @pytest.mark.parametrize("preset", ["spade", "wippen", "swedish", "tuxedo", "hungarian",
-                                    "finnish"])
+                                    "finnish", "krypkasino"])
 def test_a_preset_plays_its_own_shipped_networks(preset: str) -> None:
     """``networks:spade`` (twenty-eighth session), ``networks:wippen`` (thirty-first),
     ``networks:swedish`` and ``networks:tuxedo`` (thirty-third), ``networks:hungarian``
     (thirty-fourth; refitted before the last deal on 60 shards in the thirty-sixth),
-    ``networks:finnish`` (thirty-fifth; the last five by ``experiments.networks_build``): the
-    preset's two
-    networks, each of its scope, each choosing some of a hand's legal moves; a casino game is
-    refused by name."""
+    ``networks:finnish`` (thirty-fifth), ``networks:krypkasino`` (thirty-seventh; the last six
+    by ``experiments.networks_build``): the preset's two networks, each of its scope, each
+    choosing some of a hand's legal moves; a casino game is refused by name."""
     agent = make_agent(f"networks:{preset}", seed=0)
     mid, end = agent.midgame_net, agent.endgame_net
     assert (mid.scope, end.scope) == (BEFORE_LAST, LAST_DEAL)
