@@ -19,9 +19,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from casino_env.engine.rules import PRESETS
 from experiments.long_match import load_chunks
-from experiments.stats import t_interval
+from experiments.stats import points_sign, t_interval
 
 
 def per_deal(games: list[dict], sign: int = 1) -> dict[int, tuple[float, float]]:
@@ -48,7 +47,7 @@ def compare(a: Path, b: Path) -> dict:
     if sa["agents"][1] != sb["agents"][1]:
         raise ValueError(f"{a} and {b} have different opponents ({sa['agents'][1]!r} v "
                          f"{sb['agents'][1]!r})")
-    sign = -1 if PRESETS[sa["variant"]].scoring == "kryp" else 1  # penalties: fewer is better
+    sign = points_sign(sa["variant"])
     da, db = ({d: v for games in load_chunks(p / "chunks.jsonl").values()
                for d, v in per_deal(games, sign).items()} for p in (a, b))
     shared = sorted(set(da) & set(db))

@@ -111,13 +111,19 @@ class PairSummary:
         return asdict(self)
 
 
+def points_sign(variant: str) -> int:
+    """1, or -1 in a penalty game (krypkasino, V-kryp-score), where the points over the
+    opponent are theirs minus mine."""
+    return -1 if PRESETS[variant].scoring == "kryp" else 1
+
+
 def summarize_pair(res: MatchResult, a: int = 0, b: int = 1, conf: float = 0.95,
                    n_boot: int = 4000) -> PairSummary:
     """Win rate and mean point difference per hand of agent ``a`` over agent ``b``, with
     intervals that use the deal (all its seat rotations) as the statistical unit. In a
     penalty game (krypkasino) the difference is ``b``'s points minus ``a``'s: positive is
     still ``a``'s advantage."""
-    sign = -1 if PRESETS[res.variant].scoring == "kryp" else 1
+    sign = points_sign(res.variant)
     by_deal: dict[int, list] = {}
     for g in res.records:
         by_deal.setdefault(g.deal, []).append(g)
