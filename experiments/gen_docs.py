@@ -129,7 +129,7 @@ PROTOCOL_RUNS = tuple((f"cloned_{v}", f"train/{v}", f"{v}, cloned") for v in (
     ("royal", 3.4, "1.5M", "39 min to 312k decisions valued the same way", "40 min to 283k"),
     ("dominican", 4.0, "1.3M", "29 min to 298k decisions valued the same way",
      "24 min to 232k"),
-    ("spade", 3.1, "1.5M", "22 min to 162k decisions valued the same way",
+    ("spade", 2.4, "1.5M", "23 min to 324k decisions valued the same way",
      "37 min to 217k"),
     ("wippen", 3.1, "1.5M", "14 min to 162k decisions valued the same way",
      "36 min to 243k"),
@@ -510,7 +510,18 @@ NETWORK_ALONE_MATCHES = (
      "rollouts to the hand's end), on it the set network on 240 play-out shards", "heuristic",
      "exit/midgame_net_krypkasino_pipeline/networks_v_heuristic"),
     ("krypkasino", "`networks:krypkasino` (its student before the last deal, the set network "
-     "on it)", UNSEEN, "exit/general/networks_krypkasino_v_unseen_heuristic")) + tuple(
+     "on it)", UNSEEN, "exit/general/networks_krypkasino_v_unseen_heuristic"),
+    # the thirty-eighth session's spade refit: twice the decisions before the last deal
+    ("spade", "two value networks: before the last deal a set network on 60 shards "
+     "(midgame_net_spade_60/tail_net.pt), the shipped last deal's on it", "heuristic",
+     "exit/midgame_net_spade_60/networks_v_heuristic"),
+    ("spade", "before the last deal an MLP student (256 wide) of the 60-shard set network "
+     "(distill_net_spade_60/student_256.pt; `networks:spade` since the thirty-eighth "
+     "session), the last deal's set network on it", "heuristic",
+     "exit/distill_net_spade_60/student_256_v_heuristic"),
+    ("spade", "`networks:spade` since the thirty-eighth session (the 60-shard student, the set "
+     "network on the last deal)", UNSEEN, "exit/general/networks_spade_60_v_unseen_heuristic")
+) + tuple(
     # the twenty-ninth session's students (``experiments.distill_net``): an MLP fitted to the
     # before-last network's values, in its place; the last deal's set network unchanged
     (preset, f"before the last deal an MLP student ({width} wide) of the set network, "
@@ -526,7 +537,8 @@ NETWORK_ALONE_MATCHES = (
         ("dominican", 256, " (`networks:dominican` since the twenty-ninth session)",
          "heuristic", "student_256_v_heuristic"),
         # the thirtieth session's: spade's student, royal's against another tuning
-        ("spade", 256, " (`networks:spade` since the thirtieth session)", "heuristic",
+        ("spade", 256, " (`networks:spade` from the thirtieth to the thirty-seventh "
+         "session)", "heuristic",
          "student_256_v_heuristic"),
         ("royal", 256, "", UNSEEN, "student_256_v_unseen_heuristic"),
         # the thirty-first session's: casino's student against the shipped search, wippen's

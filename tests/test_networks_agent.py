@@ -8,7 +8,7 @@ import pytest
 from agents import known_agents, make_agent
 from agents.afterstate import BEFORE_LAST, LAST_DEAL, top_candidates
 from agents.endgame import perfect_information
-from agents.networks import SHIPPED
+from agents.networks import BEFORE_LAST_SHARDS, SHIPPED
 from agents.scripted import HeuristicAgent
 from casino_env.engine import apply_move, new_game
 from casino_env.engine.view import PlayerView
@@ -99,7 +99,8 @@ def test_it_is_a_known_name_with_its_own_options() -> None:
 @pytest.mark.parametrize("preset", ["spade", "wippen", "swedish", "tuxedo", "hungarian",
                                     "finnish", "krypkasino"])
 def test_a_preset_plays_its_own_shipped_networks(preset: str) -> None:
-    """``networks:spade`` (twenty-eighth session), ``networks:wippen`` (thirty-first),
+    """``networks:spade`` (twenty-eighth session; refitted before the last deal on 60 shards in
+    the thirty-eighth), ``networks:wippen`` (thirty-first),
     ``networks:swedish`` and ``networks:tuxedo`` (thirty-third), ``networks:hungarian``
     (thirty-fourth; refitted before the last deal on 60 shards in the thirty-sixth),
     ``networks:finnish`` (thirty-fifth), ``networks:krypkasino`` (thirty-seventh; the last six
@@ -109,8 +110,8 @@ def test_a_preset_plays_its_own_shipped_networks(preset: str) -> None:
     mid, end = agent.midgame_net, agent.endgame_net
     assert (mid.scope, end.scope) == (BEFORE_LAST, LAST_DEAL)
     assert mid.meta["variant"] == end.meta["variant"] == preset
-    assert mid.path.endswith(f"distill_net_{preset}{'_60' * (preset == 'hungarian')}"
-                             "/student_256.pt")
+    refit = f"_{BEFORE_LAST_SHARDS[preset]}" if preset in BEFORE_LAST_SHARDS else ""
+    assert mid.path.endswith(f"distill_net_{preset}{refit}/student_256.pt")
     chose = {BEFORE_LAST: 0, LAST_DEAL: 0}
     st = new_game(preset, 2, seed=4)
     start = st.hand_points

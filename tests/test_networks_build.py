@@ -126,10 +126,11 @@ def test_more_shards_before_the_last_deal_go_to_their_own_folders(tmp_path, monk
     # a refit of another preset on 60 shards, asked for by --before-last-shards: the same
     # folders of its own, the shipped ones untouched
     calls.clear()
-    networks_build.main(["--variant", "spade", "--before-last-shards", "60"])
+    networks_build.main(["--variant", "royal", "--before-last-shards", "60"])
     before, student = calls[-2:]
-    assert before[2] == exit_ / "midgame_net_spade_60" and before[4]["shards"] == 60
-    assert student[3:5] == (exit_ / "distill_net_spade_60", exit_ / "_work_spade60")
+    assert before[2] == exit_ / "midgame_net_royal_60" and before[4]["shards"] == 60
+    assert student[3:5] == (exit_ / "distill_net_royal_60", exit_ / "_work_royal60")
+    assert networks_build.before_last_shards("spade") == 60
     with pytest.raises(SystemExit, match="--before-last-shards must be >= 1, got 0"):
         networks_build.build("spade", before_last=0)
 
