@@ -520,7 +520,17 @@ NETWORK_ALONE_MATCHES = (
      "session), the last deal's set network on it", "heuristic",
      "exit/distill_net_spade_60/student_256_v_heuristic"),
     ("spade", "`networks:spade` since the thirty-eighth session (the 60-shard student, the set "
-     "network on the last deal)", UNSEEN, "exit/general/networks_spade_60_v_unseen_heuristic")
+     "network on the last deal)", UNSEEN, "exit/general/networks_spade_60_v_unseen_heuristic"),
+    # the thirty-eighth session's wippen refit the same way, not shipped (it lost 0.6 points of
+    # hands, paired, within noise)
+    ("wippen", "two value networks: before the last deal a set network on 60 shards "
+     "(midgame_net_wippen_60/tail_net.pt, not shipped), the shipped last deal's on it",
+     "heuristic", "exit/midgame_net_wippen_60/networks_v_heuristic"),
+    ("wippen", "before the last deal an MLP student (256 wide) of the 60-shard set network "
+     "(distill_net_wippen_60/student_256.pt, not shipped), the last deal's set network on it",
+     "heuristic", "exit/distill_net_wippen_60/student_256_v_heuristic"),
+    ("wippen", "the same (the 60-shard student, not shipped)", UNSEEN,
+     "exit/general/networks_wippen_60_v_unseen_heuristic")
 ) + tuple(
     # the twenty-ninth session's students (``experiments.distill_net``): an MLP fitted to the
     # before-last network's values, in its place; the last deal's set network unchanged
