@@ -14,8 +14,9 @@ plays, made in order and resumable across sessions.
    ``endgame_net_V_const``, and the cloned policy with it
    against the heuristic where the preset has a cloned policy;
 3. the set network before the last deal on rollout values (``experiments.midgame_net
-   pipeline``, 30 shards of 200 hands, ``BEFORE_LAST_SHARDS`` or ``--before-last-shards``) into
-   ``midgame_net_V_pipeline`` (``midgame_net_V_N`` for N shards other than 30), and the two
+   pipeline``, 30 shards of 200 hands, ``PIPELINE_SHARDS``, ``BEFORE_LAST_SHARDS`` or
+   ``--before-last-shards``) into ``midgame_net_V_pipeline`` (``midgame_net_V_N`` for N
+   shards other than 30 or ``PIPELINE_SHARDS``), and the two
    networks against the heuristic, 5,000 hands;
 4. its MLP student (``experiments.distill_net pipeline``, 256 wide) into ``distill_net_V``
    (``distill_net_V_N``, its shards in the work folder's sibling ``_work_VN``, so that none
@@ -44,8 +45,9 @@ EXIT = Path("experiments/results/exit")
 # deals 2 cards each last, so 24 shards held 26k decisions (the other presets' 200k-300k) and
 # the network fitted on them lost more points a decision than the heuristic; hungarian deals 3
 # cards each, and 24 shards held 43k decisions; krypkasino's last deal is 2 cards each (the
-# two decks' last 4 cards), about 580 decisions a shard
-WALK_SHARDS = {"tuxedo": 240, "hungarian": 160, "krypkasino": 240}
+# two decks' last 4 cards), about 580 decisions a shard; dominican's tree shards hold few
+# decisions, and its shipped network was fitted on 40 (twenty-sixth session)
+WALK_SHARDS = {"tuxedo": 240, "hungarian": 160, "krypkasino": 240, "dominican": 40}
 # where the last deal is too large to solve whole, the cards a mover holds from which it is
 # solved (``endgame_net collect --from-cards``; the network plays from there, the heuristic
 # before): swazi deals 12 cards each, and solving from 6 took about a minute a hand, from 5
@@ -57,28 +59,42 @@ FROM_CARDS = {"swazi": 5}
 ABOVE_SHARDS = {"swazi": 12}
 
 
+# shards of 200 hands in ``midgame_net_V_pipeline`` where not 30: royal's and dominican's
+# networks before the last deal were made by ``midgame_net pipeline`` on 60 (twenty-second to
+# twenty-sixth sessions), before this command, into the folder it names for its default
+PIPELINE_SHARDS = {"royal": 60, "dominican": 60}
+
+
+def pipeline_shards(variant: str) -> int:
+    """The shards of ``variant``'s network in ``midgame_net_V_pipeline`` (any other count is a
+    refit into ``midgame_net_V_N``)."""
+    return PIPELINE_SHARDS.get(variant, 30)
+
+
 def before_last_shards(variant: str) -> int:
     """How many shards of 200 hands ``variant``'s network before the last deal is fitted on."""
-    return BEFORE_LAST_SHARDS.get(variant, 30)
+    return BEFORE_LAST_SHARDS.get(variant, pipeline_shards(variant))
 
 
 def outputs(variant: str, shards: int | None = None) -> dict[str, Path]:
     """Where each step writes ``variant``'s results (the folders named in the module text;
     ``shards``: before the last deal, if not the preset's ``before_last_shards``)."""
     n = shards or before_last_shards(variant)
+    own = n == pipeline_shards(variant)
     return {"tail": tail_value.tail_path(variant),
             "last_deal": EXIT / f"endgame_net_{variant}_const",
-            "before_last": (endgame_net.pipeline_out("midgame_net", variant) if n == 30
+            "before_last": (endgame_net.pipeline_out("midgame_net", variant) if own
                             else EXIT / f"midgame_net_{variant}_{n}"),
-            "student": EXIT / (f"distill_net_{variant}" if n == 30
+            "student": EXIT / (f"distill_net_{variant}" if own
                                else f"distill_net_{variant}_{n}")}
 
 
 def student_work(variant: str, work: Path, shards: int | None = None) -> Path:
-    """Where the student's shards go: ``work`` itself for 30 shards before the last deal, its
-    sibling ``work.name + N`` for N (their values come from another teacher)."""
+    """Where the student's shards go: ``work`` itself for the pipeline folder's shards before
+    the last deal, its sibling ``work.name + N`` for a refit on N (their values come from
+    another teacher)."""
     n = shards or before_last_shards(variant)
-    return work if n == 30 else work.with_name(f"{work.name}{n}")
+    return work if n == pipeline_shards(variant) else work.with_name(f"{work.name}{n}")
 
 
 def build(variant: str, workers: int = 2, work: Path | None = None,
@@ -139,8 +155,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--before-last-shards", type=int, default=None, metavar="N",
                     help="shards of 200 hands before the last deal (default: the preset's, "
-                    "30 or BEFORE_LAST_SHARDS); another number is a refit into "
-                    "midgame_net_V_N and distill_net_V_N")
+                    "30, PIPELINE_SHARDS or BEFORE_LAST_SHARDS); another number is a refit "
+                    "into midgame_net_V_N and distill_net_V_N")
     ap.add_argument("--work", type=Path, default=None,
                     help="shards and checkpoints (default experiments/results/exit/_work_V)")
     a = ap.parse_args(argv)

@@ -126,13 +126,51 @@ def test_more_shards_before_the_last_deal_go_to_their_own_folders(tmp_path, monk
     # a refit of another preset on 60 shards, asked for by --before-last-shards: the same
     # folders of its own, the shipped ones untouched
     calls.clear()
-    networks_build.main(["--variant", "royal", "--before-last-shards", "60"])
+    networks_build.main(["--variant", "swedish", "--before-last-shards", "60"])
     before, student = calls[-2:]
-    assert before[2] == exit_ / "midgame_net_royal_60" and before[4]["shards"] == 60
-    assert student[3:5] == (exit_ / "distill_net_royal_60", exit_ / "_work_royal60")
+    assert before[2] == exit_ / "midgame_net_swedish_60" and before[4]["shards"] == 60
+    assert student[3:5] == (exit_ / "distill_net_swedish_60", exit_ / "_work_swedish60")
     assert networks_build.before_last_shards("spade") == 60
     with pytest.raises(SystemExit, match="--before-last-shards must be >= 1, got 0"):
         networks_build.build("spade", before_last=0)
+
+
+def test_royal_and_dominican_are_remade_as_they_were_made(tmp_path, monkeypatch) -> None:
+    """Royal's and dominican's networks came before the command, from ``midgame_net
+    pipeline`` on 60 shards into its own folder (and dominican's last deal from 40 play-out
+    shards): the command makes them so, into the same folders, and 30 is a refit for them."""
+    monkeypatch.chdir(tmp_path)
+    calls: list = []
+    fake_steps(monkeypatch, calls)
+    exit_ = Path("experiments/results/exit")
+    networks_build.build("dominican", workers=1)
+    last, before, student = calls[-3:]
+    assert last[4]["walk_shards"] == 40
+    assert before[2] == exit_ / "midgame_net_dominican_pipeline" and before[4]["shards"] == 60
+    assert student[3:5] == (exit_ / "distill_net_dominican", exit_ / "_work_dominican")
+    calls.clear()
+    networks_build.build("royal", workers=1, before_last=30)
+    last, before, student = calls[-3:]
+    assert last[4]["walk_shards"] == 24
+    assert before[2] == exit_ / "midgame_net_royal_30" and before[4]["shards"] == 30
+    assert student[3:5] == (exit_ / "distill_net_royal_30", exit_ / "_work_royal30")
+
+
+def test_the_command_settings_are_the_shipped_networks_records() -> None:
+    """The shards each shipped network was fitted on (its fits.csv) are those the command
+    collects for its preset: before the last deal and on it (casino's came from its own
+    pipelines, over several sizes)."""
+    import csv
+
+    from agents.networks import SET_NETWORKS
+
+    for v, (mid, end) in SET_NETWORKS.items():
+        if v == "casino":
+            continue
+        for path, shards in ((mid, networks_build.before_last_shards(v)),
+                             (end, networks_build.WALK_SHARDS.get(v, 24))):
+            with open(Path(path).parent / "fits.csv") as f:
+                assert [int(r["shards"]) for r in csv.DictReader(f)] == [shards], (v, path)
 
 
 def test_the_shipped_networks_are_those_the_command_makes() -> None:
