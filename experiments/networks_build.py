@@ -76,25 +76,31 @@ def before_last_shards(variant: str) -> int:
     return BEFORE_LAST_SHARDS.get(variant, pipeline_shards(variant))
 
 
+def refit(variant: str, shards: int | None = None) -> int | None:
+    """The shards before the last deal (``shards`` or the preset's) if they make a refit into
+    folders suffixed with their number, None if they are the pipeline folder's."""
+    n = shards or before_last_shards(variant)
+    return None if n == pipeline_shards(variant) else n
+
+
 def outputs(variant: str, shards: int | None = None) -> dict[str, Path]:
     """Where each step writes ``variant``'s results (the folders named in the module text;
     ``shards``: before the last deal, if not the preset's ``before_last_shards``)."""
-    n = shards or before_last_shards(variant)
-    own = n == pipeline_shards(variant)
+    n = refit(variant, shards)
     return {"tail": tail_value.tail_path(variant),
             "last_deal": EXIT / f"endgame_net_{variant}_const",
-            "before_last": (endgame_net.pipeline_out("midgame_net", variant) if own
-                            else EXIT / f"midgame_net_{variant}_{n}"),
-            "student": EXIT / (f"distill_net_{variant}" if own
-                               else f"distill_net_{variant}_{n}")}
+            "before_last": (EXIT / f"midgame_net_{variant}_{n}" if n
+                            else endgame_net.pipeline_out("midgame_net", variant)),
+            "student": EXIT / (f"distill_net_{variant}_{n}" if n
+                               else f"distill_net_{variant}")}
 
 
 def student_work(variant: str, work: Path, shards: int | None = None) -> Path:
     """Where the student's shards go: ``work`` itself for the pipeline folder's shards before
     the last deal, its sibling ``work.name + N`` for a refit on N (their values come from
     another teacher)."""
-    n = shards or before_last_shards(variant)
-    return work if n == pipeline_shards(variant) else work.with_name(f"{work.name}{n}")
+    n = refit(variant, shards)
+    return work.with_name(f"{work.name}{n}") if n else work
 
 
 def build(variant: str, workers: int = 2, work: Path | None = None,
