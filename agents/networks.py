@@ -41,18 +41,20 @@ SET_NETWORKS: dict[str, tuple[str, str]] = {
     # wippen by ``python -m experiments.networks_build --variant wippen``, thirty-first session,
     # swedish and tuxedo by the same command, thirty-second and thirty-third sessions,
     # hungarian in the thirty-fourth, finnish in the thirty-fourth and thirty-fifth,
-    # krypkasino in the thirty-sixth and thirty-seventh)
+    # krypkasino in the thirty-sixth and thirty-seventh, swazi in the thirty-eighth and
+    # thirty-ninth)
     v: (f"experiments/results/exit/midgame_net_{v}_pipeline/tail_net.pt",
         f"experiments/results/exit/endgame_net_{v}_const/set_net.pt")
     for v in ("royal", "dominican", "spade", "wippen", "swedish", "tuxedo", "hungarian",
-              "finnish", "krypkasino")}
+              "finnish", "krypkasino", "swazi")}
 # preset -> the shards of 200 hands its network before the last deal was fitted on where not
 # 30 (``experiments.networks_build`` makes it so, into ``midgame_net_V_N`` and
 # ``distill_net_V_N``): hungarian's held-out loss fell from 0.275 to 0.265 points a decision
 # on 60 (the heuristic 0.306) and its agent gained +0.5 points of hands, paired (thirty-fifth
 # and thirty-sixth sessions); spade's from 0.0987 to 0.0909 (the heuristic 0.139), its agent
-# +0.1 points of hands, paired, within noise (thirty-eighth session)
-BEFORE_LAST_SHARDS: dict[str, int] = {"hungarian": 60, "spade": 60}
+# +0.1 points of hands, paired, within noise (thirty-eighth session); swazi's on 10 (its
+# rollouts run to the hand's end; its strength is mostly the last deal's, thirty-ninth)
+BEFORE_LAST_SHARDS: dict[str, int] = {"hungarian": 60, "spade": 60, "swazi": 10}
 for _v, _n in BEFORE_LAST_SHARDS.items():
     SET_NETWORKS[_v] = (f"experiments/results/exit/midgame_net_{_v}_{_n}/tail_net.pt",
                         SET_NETWORKS[_v][1])

@@ -530,7 +530,18 @@ NETWORK_ALONE_MATCHES = (
      "(distill_net_wippen_60/student_256.pt, not shipped), the last deal's set network on it",
      "heuristic", "exit/distill_net_wippen_60/student_256_v_heuristic"),
     ("wippen", "the same (the 60-shard student, not shipped)", UNSEEN,
-     "exit/general/networks_wippen_60_v_unseen_heuristic")
+     "exit/general/networks_wippen_60_v_unseen_heuristic"),
+    # the thirty-eighth and thirty-ninth sessions' swazi, by the same command: before the last
+    # deal on 10 shards (rollouts to the hand's end), its last deal solved from 5 cards
+    ("swazi", "two value networks: before the last deal a set network on 10 shards valued by "
+     "rollouts to the hand's end (midgame_net_swazi_10/tail_net.pt), on it the set network "
+     "solved from 5 cards", "heuristic", "exit/midgame_net_swazi_10/networks_v_heuristic"),
+    ("swazi", "before the last deal an MLP student (256 wide) of the 10-shard set network "
+     "(distill_net_swazi_10/student_256.pt; `networks:swazi` since the thirty-ninth session), "
+     "the last deal's set network on it", "heuristic",
+     "exit/distill_net_swazi_10/student_256_v_heuristic"),
+    ("swazi", "`networks:swazi` (its student before the last deal, the set network on it)",
+     UNSEEN, "exit/general/networks_swazi_v_unseen_heuristic")
 ) + tuple(
     # the twenty-ninth session's students (``experiments.distill_net``): an MLP fitted to the
     # before-last network's values, in its place; the last deal's set network unchanged

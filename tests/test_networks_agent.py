@@ -53,12 +53,21 @@ def test_before_the_last_deal_it_picks_among_the_heuristics_eight_best() -> None
     assert 0 < departures < len(views)  # it is not the heuristic, nor always against it
 
 
-def test_presets_and_rules_without_shipped_networks_are_named() -> None:
+def test_presets_and_rules_without_shipped_networks_are_named(monkeypatch) -> None:
+    import agents.networks
+
+    assert list(SHIPPED) == ["casino", "royal", "dominican", "spade", "wippen", "swedish",
+                             "tuxedo", "hungarian", "finnish", "krypkasino", "swazi"]
+    # every preset ships its networks: a preset without them (as swazi was before the
+    # thirty-ninth session) is named, with what does ship
+    monkeypatch.setattr(agents.networks, "SHIPPED",
+                        {v: f for v, f in SHIPPED.items() if v != "swazi"})
     with pytest.raises(ValueError, match=r"no networks ship for 'swazi' "
                                          r"\(shipped: casino, royal, dominican, spade, wippen, "
                                          r"swedish, tuxedo, hungarian, finnish, krypkasino\); "
                                          "give midgame_net=PATH and endgame_net=PATH"):
         make_agent("networks:swazi")
+    monkeypatch.undo()
     with pytest.raises(ValueError, match="unknown preset"):
         make_agent("networks:poker")
     with pytest.raises(ValueError, match="give networks:PRESET, e.g. networks:casino"):
@@ -97,14 +106,15 @@ def test_it_is_a_known_name_with_its_own_options() -> None:
 
 
 @pytest.mark.parametrize("preset", ["spade", "wippen", "swedish", "tuxedo", "hungarian",
-                                    "finnish", "krypkasino"])
+                                    "finnish", "krypkasino", "swazi"])
 def test_a_preset_plays_its_own_shipped_networks(preset: str) -> None:
     """``networks:spade`` (twenty-eighth session; refitted before the last deal on 60 shards in
     the thirty-eighth), ``networks:wippen`` (thirty-first),
     ``networks:swedish`` and ``networks:tuxedo`` (thirty-third), ``networks:hungarian``
     (thirty-fourth; refitted before the last deal on 60 shards in the thirty-sixth),
-    ``networks:finnish`` (thirty-fifth), ``networks:krypkasino`` (thirty-seventh; the last six
-    by ``experiments.networks_build``): the preset's two networks, each of its scope, each
+    ``networks:finnish`` (thirty-fifth), ``networks:krypkasino`` (thirty-seventh),
+    ``networks:swazi`` (thirty-ninth, before the last deal on 10 shards; the last seven by
+    ``experiments.networks_build``): the preset's two networks, each of its scope, each
     choosing some of a hand's legal moves; a casino game is refused by name."""
     agent = make_agent(f"networks:{preset}", seed=0)
     mid, end = agent.midgame_net, agent.endgame_net
