@@ -65,11 +65,18 @@ STUDENTS: dict[str, str] = {
     v: "experiments/results/exit/distill_net_"
        + (f"{v}_{BEFORE_LAST_SHARDS[v]}" if v in BEFORE_LAST_SHARDS else v) + "/student_256.pt"
     for v in SET_NETWORKS}
+# presets whose last deal's set network is too slow for 1,000 decisions a second: swazi's
+# attends over 12-card hands (1.76 ms a last-deal decision), so an MLP student of it plays the
+# last deal too (``distill_net pipeline --scope last_deal``, ``networks_build``'s last step;
+# thirty-ninth session), into the before-last student's folder name + ``_last_deal``
+LAST_DEAL_STUDENTS: dict[str, str] = {
+    v: STUDENTS[v].replace("/student_256.pt", "_last_deal/student_256.pt") for v in ("swazi",)}
 # preset -> (before the last deal, on the last deal): what ``networks:PRESET`` plays
-SHIPPED: dict[str, tuple[str, str]] = {v: (STUDENTS.get(v, mid), end)
+SHIPPED: dict[str, tuple[str, str]] = {v: (STUDENTS.get(v, mid), LAST_DEAL_STUDENTS.get(v, end))
                                        for v, (mid, end) in SET_NETWORKS.items()}
 # preset -> the set network its shipped student was fitted to (``experiments.distill_net``'s
-# teacher; a preset without a student ships its own)
+# teacher before the last deal; on it the teacher is always the set network,
+# ``SET_NETWORKS[V][1]``; a preset without a student ships its own)
 TEACHERS: dict[str, str] = {v: SET_NETWORKS[v][0] for v in STUDENTS}
 
 
@@ -130,5 +137,5 @@ def load_networks(preset: str, seed: int | None = None, midgame_net: str | None 
 
 register_loader("networks", load_networks, "PRESET")
 
-__all__ = ["BEFORE_LAST_SHARDS", "SET_NETWORKS", "SHIPPED", "STUDENTS", "TEACHERS",
-           "NetworksAgent", "load_networks"]
+__all__ = ["BEFORE_LAST_SHARDS", "LAST_DEAL_STUDENTS", "SET_NETWORKS", "SHIPPED", "STUDENTS",
+           "TEACHERS", "NetworksAgent", "load_networks"]

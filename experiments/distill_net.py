@@ -44,16 +44,17 @@ from experiments.endgame_net import EXPLORE, _save_shard, shard_path
 
 def teacher(variant: str, scope: str, networks: tuple[str, str] | None = None):
     """The preset's network-alone agent with its set networks (before the last deal the one
-    a shipped student was fitted to, ``agents.networks.TEACHERS``; or ``networks``, the paths
-    of a preset's set networks before and on the last deal, for one that ships none yet) and
-    its network of ``scope``; returns (NetworksAgent, AfterstateNet)."""
+    a shipped student was fitted to, ``agents.networks.TEACHERS``, on it the set network even
+    where a student plays there; or ``networks``, the paths of a preset's set networks before
+    and on the last deal, for one that ships none yet) and its network of ``scope``; returns
+    (NetworksAgent, AfterstateNet)."""
     from agents.afterstate import SCOPES
-    from agents.networks import ROOT, TEACHERS, NetworksAgent
+    from agents.networks import ROOT, SET_NETWORKS, TEACHERS, NetworksAgent
 
     if scope not in SCOPES:
         raise SystemExit(f"error: --scope must be one of {', '.join(SCOPES)}, got {scope!r}")
     mid = str(ROOT / TEACHERS[variant]) if variant in TEACHERS else None
-    end = None
+    end = str(ROOT / SET_NETWORKS[variant][1]) if variant in SET_NETWORKS else None
     if networks is not None:
         mid, end = (str(path) for path in networks)
     try:
@@ -143,10 +144,12 @@ def collect(variant: str, scope: str, hands: int, shards: int, seed: int, worker
 
 def pipeline(variant: str, scope: str, out: Path, runs: Path, shards: int, hands: int,
              workers: int, hidden: int, epochs: int, match_hands: int,
-             networks: tuple[str, str] | None = None) -> dict:
+             networks: tuple[str, str] | None = None, beside: str | None = None) -> dict:
     """Collect, fit the student (checkpointed: a rerun resumes), save it in ``out`` and play
     the network-alone agent with it against the heuristic (``out``/student_WIDTH_v_heuristic);
-    the teacher is ``networks`` where given (see ``teacher``). Returns the match's summary."""
+    the teacher is ``networks`` where given (see ``teacher``), and beside the student the
+    match plays ``beside`` (a network of the other scope, e.g. the before-last student beside
+    a last deal's), else the teacher's. Returns the match's summary."""
     from experiments.endgame_net import closing_match, fit, suits_alike
 
     run = runs / f"{variant}_{scope}"
@@ -163,10 +166,9 @@ def pipeline(variant: str, scope: str, out: Path, runs: Path, shards: int, hands
     print(f"[3/3] the network alone with the student against the heuristic, "
           f"{match_hands:,} hands", flush=True)
     agent = f"networks:{variant},{option}={save}"
-    if networks is not None:  # the teacher's network of the other scope plays beside it
-        other = ("endgame_net", networks[1]) if scope == "before_last" else (
-            "midgame_net", networks[0])
-        agent += f",{other[0]}={other[1]}"
+    if networks is not None or beside is not None:  # a network of the other scope beside it
+        option, k = ("endgame_net", 1) if scope == "before_last" else ("midgame_net", 0)
+        agent += f",{option}={beside if beside is not None else networks[k]}"
     return closing_match(variant, agent,
                          out / f"student_{hidden}_v_heuristic", match_hands, workers)
 

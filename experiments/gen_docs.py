@@ -537,11 +537,19 @@ NETWORK_ALONE_MATCHES = (
      "rollouts to the hand's end (midgame_net_swazi_10/tail_net.pt), on it the set network "
      "solved from 5 cards", "heuristic", "exit/midgame_net_swazi_10/networks_v_heuristic"),
     ("swazi", "before the last deal an MLP student (256 wide) of the 10-shard set network "
-     "(distill_net_swazi_10/student_256.pt; `networks:swazi` since the thirty-ninth session), "
-     "the last deal's set network on it", "heuristic",
+     "(distill_net_swazi_10/student_256.pt, `networks:swazi`'s), the last deal's set network "
+     "on it (`networks:swazi` in the thirty-ninth session's first commit)", "heuristic",
      "exit/distill_net_swazi_10/student_256_v_heuristic"),
-    ("swazi", "`networks:swazi` (its student before the last deal, the set network on it)",
-     UNSEEN, "exit/general/networks_swazi_v_unseen_heuristic")
+    ("swazi", "its student before the last deal, the set network on it (`networks:swazi` "
+     "in the thirty-ninth session's first commit)", UNSEEN,
+     "exit/general/networks_swazi_v_unseen_heuristic"),
+    # the thirty-ninth session's: a student on swazi's last deal too, for speed
+    ("swazi", "MLP students (256 wide) on both sides of the last deal, the last deal's "
+     "(distill_net_swazi_10_last_deal/student_256.pt) fitted to its set network's values "
+     "(`networks:swazi` since the thirty-ninth session)", "heuristic",
+     "exit/distill_net_swazi_10_last_deal/student_256_v_heuristic"),
+    ("swazi", "`networks:swazi` (the two students)", UNSEEN,
+     "exit/general/networks_swazi_last_deal_v_unseen_heuristic")
 ) + tuple(
     # the twenty-ninth session's students (``experiments.distill_net``): an MLP fitted to the
     # before-last network's values, in its place; the last deal's set network unchanged

@@ -21,13 +21,17 @@ plays, made in order and resumable across sessions.
 4. its MLP student (``experiments.distill_net pipeline``, 256 wide) into ``distill_net_V``
    (``distill_net_V_N``, its shards in the work folder's sibling ``_work_VN``, so that none
    valued by another teacher is reused), and the agent with it against the heuristic, 5,000
-   hands.
+   hands;
+5. for the presets of ``agents.networks.LAST_DEAL_STUDENTS`` only (a last deal too slow on its
+   set network), an MLP student of the last deal's set network the same way (``--scope
+   last_deal``; its shards beside step 4's) into step 4's folder + ``_last_deal``, and the
+   agent with both students against the heuristic, 5,000 hands.
 
 The settings are those the shipped spade networks were made with (docs/expert_iteration.md).
 Shards and checkpoints go to ``--work`` (default ``experiments/results/exit/_work_V``, kept
 across sessions and ignored by git); each step is skipped once its output is on disk. The
-made networks are what ``agents.networks.SET_NETWORKS`` and ``STUDENTS`` name for the presets
-that ship them.
+made networks are what ``agents.networks.SET_NETWORKS``, ``STUDENTS`` and
+``LAST_DEAL_STUDENTS`` name for the presets that ship them.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ from pathlib import Path
 
 # shards before the last deal where 30 were too few: the shipped networks' own record,
 # so the command makes what ``networks:V`` plays
-from agents.networks import BEFORE_LAST_SHARDS
+from agents.networks import BEFORE_LAST_SHARDS, LAST_DEAL_STUDENTS
 from experiments import distill_net, endgame_net, midgame_net, tail_value
 
 EXIT = Path("experiments/results/exit")
@@ -92,7 +96,9 @@ def outputs(variant: str, shards: int | None = None) -> dict[str, Path]:
             "before_last": (EXIT / f"midgame_net_{variant}_{n}" if n
                             else endgame_net.pipeline_out("midgame_net", variant)),
             "student": EXIT / (f"distill_net_{variant}_{n}" if n
-                               else f"distill_net_{variant}")}
+                               else f"distill_net_{variant}"),
+            "last_deal_student": EXIT / (f"distill_net_{variant}_{n}_last_deal" if n
+                                         else f"distill_net_{variant}_last_deal")}
 
 
 def student_work(variant: str, work: Path, shards: int | None = None) -> Path:
@@ -122,32 +128,40 @@ def build(variant: str, workers: int = 2, work: Path | None = None,
         raise SystemExit(f"error: --before-last-shards must be >= 1, got {before_last}")
     n = before_last or before_last_shards(variant)
     out = outputs(variant, n)
+    steps = 5 if variant in LAST_DEAL_STUDENTS else 4
     work = work or EXIT / f"_work_{variant}"
     tail = out["tail"] if tail_supported(new_game(variant, 2, seed=0).rules) else None
     if tail is None:
-        print(f"[networks_build 1/4] no boundary value for {variant}'s rules: the network "
+        print(f"[networks_build 1/{steps}] no boundary value for {variant}'s rules: the network "
               "before the last deal learns from rollouts to the hand's end", flush=True)
     elif not tail.is_file():
-        print(f"[networks_build 1/4] the boundary value into {tail}", flush=True)
+        print(f"[networks_build 1/{steps}] the boundary value into {tail}", flush=True)
         tail_value.build(variant)
     policy = Path(f"experiments/results/train/{variant}/model.zip")
-    print(f"[networks_build 2/4] the last deal's network into {out['last_deal']}", flush=True)
+    print(f"[networks_build 2/{steps}] the last deal's network into {out['last_deal']}", flush=True)
     summaries = {"last_deal": endgame_net.pipeline(
         variant, out["last_deal"], work, workers=workers, lr_schedule="constant", epochs=8,
         hands=2000 if policy.is_file() else 0, walk_shards=WALK_SHARDS.get(variant, 24),
         from_cards=FROM_CARDS.get(variant, 0), above_shards=ABOVE_SHARDS.get(variant, 0))}
     end = out["last_deal"] / "set_net.pt"
-    print(f"[networks_build 3/4] the network before the last deal into {out['before_last']}",
+    print(f"[networks_build 3/{steps}] the network before the last deal into {out['before_last']}",
           flush=True)
     summaries["before_last"] = midgame_net.pipeline(
         variant, out["before_last"], work, shards=n, hands=5000,
         workers=workers, tail=tail, endgame=end)
     mid = out["before_last"] / "tail_net.pt"
-    print(f"[networks_build 4/4] its student into {out['student']}", flush=True)
+    print(f"[networks_build 4/{steps}] its student into {out['student']}", flush=True)
     summaries["student"] = distill_net.pipeline(
         variant, "before_last", out["student"], student_work(variant, work, n), shards=24,
         hands=500, workers=workers, hidden=256, epochs=8, match_hands=5000,
         networks=(str(mid), str(end)))
+    if steps == 5:
+        print(f"[networks_build 5/5] the last deal's student into {out['last_deal_student']}",
+              flush=True)
+        summaries["last_deal_student"] = distill_net.pipeline(
+            variant, "last_deal", out["last_deal_student"], student_work(variant, work, n),
+            shards=24, hands=500, workers=workers, hidden=256, epochs=8, match_hands=5000,
+            networks=(str(mid), str(end)), beside=str(out["student"] / "student_256.pt"))
     for step, s in summaries.items():
         if s:
             print(f"{step}: {s['agent']} v heuristic {s['win_rate']:.1%} [{s['lo']:.1%}, "

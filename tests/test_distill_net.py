@@ -55,13 +55,21 @@ def test_a_student_fits_and_plays_in_the_network_alone_agent(tmp_path) -> None:
         st = apply_move(st, move)
 
 
-def test_bad_settings_are_named(tmp_path) -> None:
+def test_bad_settings_are_named(tmp_path, monkeypatch) -> None:
+    import agents.networks
     from experiments.distill_net import collect
 
     with pytest.raises(SystemExit, match="--scope must be one of"):
         collect("casino", "middle", 1, 1, 1, 1, tmp_path)
+    # every preset ships networks now; one that did not (swazi before the thirty-ninth
+    # session) is named
+    for name in ("SET_NETWORKS", "SHIPPED", "TEACHERS"):
+        monkeypatch.setattr(agents.networks, name,
+                            {v: f for v, f in getattr(agents.networks, name).items()
+                             if v != "swazi"})
     with pytest.raises(SystemExit, match="no networks ship for 'swazi'"):
         collect("swazi", "before_last", 1, 1, 1, 1, tmp_path)
+    monkeypatch.undo()
     with pytest.raises(SystemExit, match="must be >= 1"):
         collect("casino", "before_last", 0, 1, 1, 1, tmp_path)
 
@@ -90,3 +98,27 @@ def test_a_teacher_given_by_paths_is_distilled_and_played_beside_its_last_deal(t
           "--hidden", "16", "--epochs", "1", "--match-hands", "2", "--networks", mid, end])
     kept = (tmp_path / "out" / "student_16_v_heuristic" / "summary.md").read_text()
     assert f"endgame_net={end}" in kept
+
+
+def test_a_last_deal_student_learns_from_the_set_network_and_plays_beside_a_given_one(
+        tmp_path) -> None:
+    """On the last deal the teacher is the set network even where a student plays there
+    (swazi, ``LAST_DEAL_STUDENTS``); ``beside`` names the before-last network the closing
+    match plays with the last deal's student (``networks_build``: the before-last student)."""
+    from agents import make_agent
+    from agents.afterstate import LAST_DEAL
+    from agents.networks import LAST_DEAL_STUDENTS, ROOT, SET_NETWORKS, SHIPPED
+    from experiments.distill_net import pipeline, teacher
+
+    assert SHIPPED["swazi"][1] == LAST_DEAL_STUDENTS["swazi"] != SET_NETWORKS["swazi"][1]
+    agent, net = teacher("swazi", LAST_DEAL)
+    assert net is agent.endgame_net and net.meta["kind"] == "set"
+    assert net.path == str(ROOT / SET_NETWORKS["swazi"][1])
+    mid, end = (str(ROOT / p) for p in SET_NETWORKS["casino"])
+    beside = str(ROOT / SHIPPED["casino"][0])
+    s = pipeline("casino", LAST_DEAL, tmp_path / "out", tmp_path / "runs", 1, 6, 1, 16, 1,
+                 2, networks=(mid, end), beside=beside)
+    student = tmp_path / "out" / "student_16.pt"
+    assert s["agent"] == f"networks:casino,endgame_net={student},midgame_net={beside}"
+    played = make_agent(s["agent"])
+    assert played.endgame_net.scope == LAST_DEAL and played.endgame_net.meta["kind"] == "mlp"

@@ -113,15 +113,20 @@ def test_a_preset_plays_its_own_shipped_networks(preset: str) -> None:
     ``networks:swedish`` and ``networks:tuxedo`` (thirty-third), ``networks:hungarian``
     (thirty-fourth; refitted before the last deal on 60 shards in the thirty-sixth),
     ``networks:finnish`` (thirty-fifth), ``networks:krypkasino`` (thirty-seventh),
-    ``networks:swazi`` (thirty-ninth, before the last deal on 10 shards; the last seven by
-    ``experiments.networks_build``): the preset's two networks, each of its scope, each
-    choosing some of a hand's legal moves; a casino game is refused by name."""
+    ``networks:swazi`` (thirty-ninth, before the last deal on 10 shards, a student on the
+    last deal too; the last seven by ``experiments.networks_build``): the preset's two
+    networks, each of its scope, each choosing some of a hand's legal moves; a casino game is
+    refused by name."""
     agent = make_agent(f"networks:{preset}", seed=0)
     mid, end = agent.midgame_net, agent.endgame_net
     assert (mid.scope, end.scope) == (BEFORE_LAST, LAST_DEAL)
     assert mid.meta["variant"] == end.meta["variant"] == preset
     refit = f"_{BEFORE_LAST_SHARDS[preset]}" if preset in BEFORE_LAST_SHARDS else ""
     assert mid.path.endswith(f"distill_net_{preset}{refit}/student_256.pt")
+    # swazi's last deal by an MLP student of its set network too (its 12-card hands)
+    assert end.path.endswith(f"distill_net_{preset}{refit}_last_deal/student_256.pt"
+                             if preset == "swazi" else f"endgame_net_{preset}_const/set_net.pt")
+    assert end.meta["kind"] == ("mlp" if preset == "swazi" else "set")
     chose = {BEFORE_LAST: 0, LAST_DEAL: 0}
     st = new_game(preset, 2, seed=4)
     start = st.hand_points

@@ -97,10 +97,34 @@ def test_a_deal_too_large_to_solve_is_solved_from_fewer_cards(tmp_path, monkeypa
     calls: list = []
     fake_steps(monkeypatch, calls)
     networks_build.build("swazi", workers=1)
-    assert [c[0] for c in calls] == ["last_deal", "before_last", "student"]
+    assert [c[0] for c in calls] == ["last_deal", "before_last", "student", "student"]
     assert calls[0][4]["from_cards"] == 5 and calls[0][4]["walk_shards"] == 24
     assert calls[0][4]["above_shards"] == 12
     assert calls[1][4]["tail"] is None
+
+
+def test_a_last_deal_too_slow_on_its_set_network_gets_a_student(tmp_path, monkeypatch) -> None:
+    """Swazi's last-deal set network attends over 12-card hands, too slow for 1,000 decisions
+    a second (``LAST_DEAL_STUDENTS``, thirty-ninth session): a fifth step fits an MLP student
+    of it, taught by both set networks, its shards beside the before-last student's, and
+    plays it beside that student; other presets stop at four steps."""
+    monkeypatch.chdir(tmp_path)
+    calls: list = []
+    fake_steps(monkeypatch, calls)
+    networks_build.build("swazi", workers=2)
+    exit_ = Path("experiments/results/exit")
+    *_, student, last_student = calls
+    assert student[2:5] == ("before_last", exit_ / "distill_net_swazi_10", exit_ / "_work_swazi10")
+    assert last_student == (
+        "student", "swazi", "last_deal", exit_ / "distill_net_swazi_10_last_deal",
+        exit_ / "_work_swazi10",
+        dict(shards=24, hands=500, workers=2, hidden=256, epochs=8, match_hands=5000,
+             networks=(str(exit_ / "midgame_net_swazi_10/tail_net.pt"),
+                       str(exit_ / "endgame_net_swazi_const/set_net.pt")),
+             beside=str(exit_ / "distill_net_swazi_10/student_256.pt")))
+    calls.clear()
+    networks_build.build("finnish", workers=2)
+    assert [c[2] for c in calls if c[0] == "student"] == ["before_last"]
 
 
 def test_more_shards_before_the_last_deal_go_to_their_own_folders(tmp_path, monkeypatch
@@ -176,7 +200,7 @@ def test_the_command_settings_are_the_shipped_networks_records() -> None:
 def test_the_shipped_networks_are_those_the_command_makes() -> None:
     """``networks:V`` plays the files ``networks_build`` writes (and, finding them, makes no
     more) for every preset but casino, whose came before the command, from its own pipelines."""
-    from agents.networks import SET_NETWORKS, STUDENTS
+    from agents.networks import LAST_DEAL_STUDENTS, SET_NETWORKS, STUDENTS
 
     for v, (mid, end) in SET_NETWORKS.items():
         if v == "casino":
@@ -185,6 +209,9 @@ def test_the_shipped_networks_are_those_the_command_makes() -> None:
         assert Path(mid) == out["before_last"] / "tail_net.pt", v
         assert Path(end) == out["last_deal"] / "set_net.pt", v
         assert Path(STUDENTS[v]) == out["student"] / "student_256.pt", v
+        if v in LAST_DEAL_STUDENTS:
+            assert Path(LAST_DEAL_STUDENTS[v]) == out["last_deal_student"] / "student_256.pt"
+    assert list(LAST_DEAL_STUDENTS) == ["swazi"]
 
 
 def test_krypkasino_gets_more_play_out_shards_and_no_boundary_value(tmp_path, monkeypatch
