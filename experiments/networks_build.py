@@ -91,14 +91,13 @@ def outputs(variant: str, shards: int | None = None) -> dict[str, Path]:
     """Where each step writes ``variant``'s results (the folders named in the module text;
     ``shards``: before the last deal, if not the preset's ``before_last_shards``)."""
     n = refit(variant, shards)
+    student = EXIT / (f"distill_net_{variant}_{n}" if n else f"distill_net_{variant}")
     return {"tail": tail_value.tail_path(variant),
             "last_deal": EXIT / f"endgame_net_{variant}_const",
             "before_last": (EXIT / f"midgame_net_{variant}_{n}" if n
                             else endgame_net.pipeline_out("midgame_net", variant)),
-            "student": EXIT / (f"distill_net_{variant}_{n}" if n
-                               else f"distill_net_{variant}"),
-            "last_deal_student": EXIT / (f"distill_net_{variant}_{n}_last_deal" if n
-                                         else f"distill_net_{variant}_last_deal")}
+            "student": student,
+            "last_deal_student": student.with_name(f"{student.name}_last_deal")}
 
 
 def student_work(variant: str, work: Path, shards: int | None = None) -> Path:
