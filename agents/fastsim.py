@@ -11,8 +11,10 @@ other sides take like loose cards.
 It covers the single-card-play rules (``casino``, ``royal``, ``dominican``, ``spade``,
 ``wippen``, ``swedish``, ``finnish`` and ``swazi`` -- their hand values, sweep limits,
 last-capture point, wins by earned points during play and pile tops -- and the building
-switches that do not change captures), and Hungarian's plays of several hand cards at once
-(V-hun-play; not its Ulmann, Kovacs, Nagy or claims switches), and ``krypkasino`` (two decks,
+switches that do not change captures), ``tuxedo`` (the Rook deck; its oranges and sized
+sweeps kept as the engine's scoring events, V-tux-score; not its ``orange_calls``),
+Hungarian's plays of several hand cards at once (V-hun-play; not its Ulmann, Kovacs, Nagy
+or claims switches), and ``krypkasino`` (two decks,
 compulsory maximal captures, penalties with tabbes: V-kryp-play, V-kryp-score, any number of
 players), whose rollouts follow the engine's own greedy penalty policy move for move;
 ``supported`` says when a variant needs the engine's rollouts instead. Tests check every move
@@ -26,7 +28,15 @@ from functools import cache, lru_cache
 from casino_env.engine import Rules, State
 from casino_env.engine.cards import SPADE, bit_list
 from casino_env.engine.dealing import TABLE_SIZE
-from casino_env.engine.scoring import awards, earned, earned_winner, sweep_scores
+from casino_env.engine.scoring import (
+    TUX_ORANGE,
+    TUX_SWEEP_BIG,
+    TUX_SWEEP_SMALL,
+    awards,
+    earned,
+    earned_winner,
+    sweep_scores,
+)
 from casino_env.engine.sets import groups, partitions
 
 from .valuation import _groups, ace14, static_weights
@@ -52,7 +62,8 @@ def supported(rules: Rules) -> bool:
     """True if greedy rollouts of ``rules`` can be simulated here."""
     if getattr(rules, "must_capture", False):
         return _kryp_supported(rules)
-    if rules.deck.name != "standard" or getattr(rules, "scoring", "casino") == "tuxedo":
+    tuxedo = getattr(rules, "scoring", "casino") == "tuxedo"
+    if rules.deck.name != ("rook" if tuxedo else "standard"):
         return False
     return not any(getattr(rules, name, False) for name in UNSUPPORTED)
 
@@ -78,7 +89,7 @@ class SimRules:
                  "cancel", "players", "side", "sides", "hand_size", "packs", "tables", "capv",
                  "same_rank", "build", "max_value", "earned_wins", "spade", "steps",
                  "supported", "multi", "direct", "earned_cap", "kryp", "kw", "hand_values",
-                 "low", "kind", "kcw",
+                 "low", "kind", "kcw", "orange",
                  # krypkasino's tables (SimRules._kryp_tables)
                  "kpen", "kle", "kcaps", "kmax", "kbits", "kreach", "kvs_of", "kvs",
                  "kvs_bits", "kvs_mask", "kreachs", "ksize", "kcards", "kn", "kshift",
@@ -107,6 +118,8 @@ class SimRules:
         if self.earned_wins and self.supported:
             self.direct, self.earned_cap = _earned_parts(rules)
         self.spade = rules.deck.suit_mask[SPADE]
+        # V-tux-score: a capture taking a red and a yellow card is an orange (colours R Y G B)
+        self.orange = rules.deck.suit_mask[:2] if rules.scoring == "tuxedo" else None
         self.players = rules.players
         self.side = tuple(rules.side(s) for s in range(rules.players))
         self.sides = rules.sides
@@ -614,6 +627,7 @@ def simulate(st: State, side: int, game_bonus: float, fallback, policy: str = "c
     piles = list(st.pile_masks)
     order = [list(p) for p in st.pile_ids] if st.pile_ids else None  # V-swazi-steal
     sweeps = list(st.sweeps)
+    events = list(st.events)  # V-tux-score: oranges and sweeps by size, as the engine records
     last = st.last_capturer
     seat = st.current
     dealer = st.dealer
@@ -685,6 +699,11 @@ def simulate(st: State, side: int, game_bonus: float, fallback, policy: str = "c
                 sweeps[sd] += 1
                 if sr.cancel and all(sweeps):
                     sweeps = [k - 1 for k in sweeps]
+                if sr.orange:
+                    events.append((sd, "sweep", TUX_SWEEP_BIG if tm.bit_count() >= 4
+                                   else TUX_SWEEP_SMALL))
+            if sr.orange and tm & sr.orange[0] and tm & sr.orange[1]:
+                events.append((sd, "orange", TUX_ORANGE))
             if sr.earned_wins:  # V-earned: the capture may bring a side to the target
                 v = _earned_end(st, sr, piles, sweeps, side, game_bonus)
                 if v is not None:
@@ -699,7 +718,7 @@ def simulate(st: State, side: int, game_bonus: float, fallback, policy: str = "c
         residue |= b[1]
     piles[sides[taker]] |= residue
     return _score(st, r, piles, sweeps, None if last is None else sides[last], side,
-                  game_bonus)
+                  game_bonus, tuple(events))
 
 
 def _simulate_kryp(st: State, sr: SimRules, side: int, game_bonus: float) -> float:
@@ -859,19 +878,19 @@ def _unstack(order: list, piles: list, taken: int) -> None:
 
 
 def _score(st: State, r: Rules, piles: list, sweeps: list, last_side: int | None, side: int,
-           game_bonus: float) -> float:
+           game_bonus: float, events: tuple = ()) -> float:
     start = tuple(st.scores)
     winner = None
     points = None
     if finish_hand is not None:
         try:
-            points, winner = finish_hand(r, start, tuple(piles), tuple(sweeps), st.met, (),
+            points, winner = finish_hand(r, start, tuple(piles), tuple(sweeps), st.met, events,
                                          last_side)
         except TypeError:  # pragma: no cover - another engine version
             points = None
     if points is None:
         points = [0] * r.sides
-        for _, s, p in awards(r, tuple(piles), tuple(sweeps), (), last_side):
+        for _, s, p in awards(r, tuple(piles), tuple(sweeps), events, last_side):
             points[s] += p
     return _result(points, winner, side, game_bonus)
 

@@ -165,6 +165,25 @@ def test_fast_rollouts_play_several_hungarian_cards_at_once() -> None:
     assert simulate(st, side, 0.0, lambda s: 1e9) == engine
 
 
+@pytest.mark.parametrize("table,hands,points", [
+    (["3R", "4Y"], [["7G"], ["2B"]], 30),  # most cards 15, an orange 10, a sweep of 2 cards 5
+    (["1R", "2G", "3B", "1Y"], [["7G"], ["2B"]], 35),  # the sweep takes 4 table cards: 10
+    (["3R", "4G"], [["7G"], ["2B"]], 20),  # red and green: no orange
+    (["3R", "4Y"], [["7G", "9B"], ["5B", "6G"]], 35),  # and the 5B, trailed, in the residue
+])
+def test_fast_rollouts_score_tuxedos_oranges_and_sized_sweeps(table, hands, points) -> None:
+    """V-tux-score in the lean simulator (thirty-ninth session; before it every tuxedo
+    rollout went to the engine): the Rook deck, an orange (a capture of a red and a yellow
+    card) 10, a sweep of 4 or more table cards 10 and of fewer 5, each Five 5, most cards 15,
+    scored as the engine's events; the result is the engine rollout's, point for point."""
+    st = State.from_spec({"variant": "tuxedo", "players": 2, "table": table, "hands": hands})
+    assert supported(st.rules)
+    assert not supported(State.from_spec({**st.to_spec(), "rules": {"orange_calls": True}}
+                                         ).rules)  # called oranges stay with the engine
+    engine = hand_result(st, rollout(st, static_weights(st.rules), random.Random(0)), 0, 0.0)
+    assert simulate(st, 0, 0.0, lambda s: 1e9) == engine == points
+
+
 @pytest.mark.parametrize("variant,players", [("hungarian", 2), ("finnish", 2), ("finnish", 3)])
 def test_fast_earned_wins_match_the_engines_count(variant: str, players: int) -> None:
     """V-earned, V-hun-end: the simulator's check for a win during play (an upper bound of
