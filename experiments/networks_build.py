@@ -22,7 +22,12 @@ plays, made in order and resumable across sessions.
    (``distill_net_V_N``, its shards in the work folder's sibling ``_work_VN``, so that none
    valued by another teacher is reused), and the agent with it against the heuristic, 5,000
    hands;
-5. for the presets of ``agents.networks.LAST_DEAL_STUDENTS`` only (a last deal too slow on its
+5. for the presets of ``agents.networks.LAST_DEAL_SHARDS`` only, the last deal's set network
+   refitted on that many play-out shards (step 2's settings, its shards in the work folder's
+   sibling ``_work_VN``) into ``endgame_net_V_N``, and the agent with it and step 4's
+   student against the heuristic, 5,000 hands (``endgame_net_V_N/networks_v_heuristic``);
+   the networks before the last deal stay those made beside step 2's;
+6. for the presets of ``agents.networks.LAST_DEAL_STUDENTS`` only (a last deal too slow on its
    set network), an MLP student of the last deal's set network the same way (``--scope
    last_deal``; its shards beside step 4's) into step 4's folder + ``_last_deal``, and the
    agent with both students against the heuristic, 5,000 hands.
@@ -31,7 +36,8 @@ The settings are those the shipped spade networks were made with (docs/expert_it
 Shards and checkpoints go to ``--work`` (default ``experiments/results/exit/_work_V``, kept
 across sessions and ignored by git); each step is skipped once its output is on disk. The
 made networks are what ``agents.networks.SET_NETWORKS``, ``STUDENTS`` and
-``LAST_DEAL_STUDENTS`` name for the presets that ship them.
+``LAST_DEAL_STUDENTS`` name for the presets that ship them (steps 5 and 6 are numbered among
+the steps a preset takes).
 """
 
 from __future__ import annotations
@@ -41,7 +47,7 @@ from pathlib import Path
 
 # shards before the last deal where 30 were too few: the shipped networks' own record,
 # so the command makes what ``networks:V`` plays
-from agents.networks import BEFORE_LAST_SHARDS, LAST_DEAL_STUDENTS
+from agents.networks import BEFORE_LAST_SHARDS, LAST_DEAL_SHARDS, LAST_DEAL_STUDENTS
 from experiments import distill_net, endgame_net, midgame_net, tail_value
 
 EXIT = Path("experiments/results/exit")
@@ -92,12 +98,15 @@ def outputs(variant: str, shards: int | None = None) -> dict[str, Path]:
     ``shards``: before the last deal, if not the preset's ``before_last_shards``)."""
     n = refit(variant, shards)
     student = EXIT / (f"distill_net_{variant}_{n}" if n else f"distill_net_{variant}")
-    return {"tail": tail_value.tail_path(variant),
-            "last_deal": EXIT / f"endgame_net_{variant}_const",
-            "before_last": (EXIT / f"midgame_net_{variant}_{n}" if n
-                            else endgame_net.pipeline_out("midgame_net", variant)),
-            "student": student,
-            "last_deal_student": student.with_name(f"{student.name}_last_deal")}
+    out = {"tail": tail_value.tail_path(variant),
+           "last_deal": EXIT / f"endgame_net_{variant}_const",
+           "before_last": (EXIT / f"midgame_net_{variant}_{n}" if n
+                           else endgame_net.pipeline_out("midgame_net", variant)),
+           "student": student,
+           "last_deal_student": student.with_name(f"{student.name}_last_deal")}
+    if variant in LAST_DEAL_SHARDS:
+        out["last_deal_refit"] = EXIT / f"endgame_net_{variant}_{LAST_DEAL_SHARDS[variant]}"
+    return out
 
 
 def student_work(variant: str, work: Path, shards: int | None = None) -> Path:
@@ -127,7 +136,7 @@ def build(variant: str, workers: int = 2, work: Path | None = None,
         raise SystemExit(f"error: --before-last-shards must be >= 1, got {before_last}")
     n = before_last or before_last_shards(variant)
     out = outputs(variant, n)
-    steps = 5 if variant in LAST_DEAL_STUDENTS else 4
+    steps = 4 + (variant in LAST_DEAL_SHARDS) + (variant in LAST_DEAL_STUDENTS)
     work = work or EXIT / f"_work_{variant}"
     tail = out["tail"] if tail_supported(new_game(variant, 2, seed=0).rules) else None
     if tail is None:
@@ -154,16 +163,29 @@ def build(variant: str, workers: int = 2, work: Path | None = None,
         variant, "before_last", out["student"], student_work(variant, work, n), shards=24,
         hands=500, workers=workers, hidden=256, epochs=8, match_hands=5000,
         networks=(str(mid), str(end)))
-    if steps == 5:
-        print(f"[networks_build 5/5] the last deal's student into {out['last_deal_student']}",
-              flush=True)
+    step = 4
+    if variant in LAST_DEAL_SHARDS:
+        step, refitted, k = step + 1, out["last_deal_refit"], LAST_DEAL_SHARDS[variant]
+        print(f"[networks_build {step}/{steps}] the last deal's network on {k} play-out shards "
+              f"into {refitted}", flush=True)
+        endgame_net.pipeline(
+            variant, refitted, work.with_name(f"{work.name}{k}"), workers=workers,
+            lr_schedule="constant", epochs=8, hands=0, walk_shards=k,
+            from_cards=FROM_CARDS.get(variant, 0), above_shards=ABOVE_SHARDS.get(variant, 0))
+        summaries["last_deal_refit"] = endgame_net.closing_match(
+            variant, f"networks:{variant},endgame_net={refitted / 'set_net.pt'}",
+            refitted / "networks_v_heuristic", 5000, workers)
+    if variant in LAST_DEAL_STUDENTS:
+        step += 1
+        print(f"[networks_build {step}/{steps}] the last deal's student into "
+              f"{out['last_deal_student']}", flush=True)
         summaries["last_deal_student"] = distill_net.pipeline(
             variant, "last_deal", out["last_deal_student"], student_work(variant, work, n),
             shards=24, hands=500, workers=workers, hidden=256, epochs=8, match_hands=5000,
             networks=(str(mid), str(end)), beside=str(out["student"] / "student_256.pt"))
-    for step, s in summaries.items():
+    for name, s in summaries.items():
         if s:
-            print(f"{step}: {s['agent']} v heuristic {s['win_rate']:.1%} [{s['lo']:.1%}, "
+            print(f"{name}: {s['agent']} v heuristic {s['win_rate']:.1%} [{s['lo']:.1%}, "
                   f"{s['hi']:.1%}] of {s['hands']:,} hands", flush=True)
     return summaries
 

@@ -8,7 +8,7 @@ import pytest
 from agents import known_agents, make_agent
 from agents.afterstate import BEFORE_LAST, LAST_DEAL, top_candidates
 from agents.endgame import perfect_information
-from agents.networks import BEFORE_LAST_SHARDS, SHIPPED
+from agents.networks import BEFORE_LAST_SHARDS, LAST_DEAL_SHARDS, SHIPPED
 from agents.scripted import HeuristicAgent
 from casino_env.engine import apply_move, new_game
 from casino_env.engine.view import PlayerView
@@ -105,10 +105,11 @@ def test_it_is_a_known_name_with_its_own_options() -> None:
     assert mixed.endgame_net.path.endswith("endgame_net_casino_const/set_net.pt")
 
 
-@pytest.mark.parametrize("preset", ["spade", "wippen", "swedish", "tuxedo", "hungarian",
-                                    "finnish", "krypkasino", "swazi"])
+@pytest.mark.parametrize("preset", ["dominican", "spade", "wippen", "swedish", "tuxedo",
+                                    "hungarian", "finnish", "krypkasino", "swazi"])
 def test_a_preset_plays_its_own_shipped_networks(preset: str) -> None:
-    """``networks:spade`` (twenty-eighth session; refitted before the last deal on 60 shards in
+    """``networks:dominican`` (its last deal refitted in the thirty-ninth session),
+    ``networks:spade`` (twenty-eighth session; refitted before the last deal on 60 shards in
     the thirty-eighth), ``networks:wippen`` (thirty-first),
     ``networks:swedish`` and ``networks:tuxedo`` (thirty-third), ``networks:hungarian``
     (thirty-fourth; refitted before the last deal on 60 shards in the thirty-sixth),
@@ -123,9 +124,11 @@ def test_a_preset_plays_its_own_shipped_networks(preset: str) -> None:
     assert mid.meta["variant"] == end.meta["variant"] == preset
     refit = f"_{BEFORE_LAST_SHARDS[preset]}" if preset in BEFORE_LAST_SHARDS else ""
     assert mid.path.endswith(f"distill_net_{preset}{refit}/student_256.pt")
-    # swazi's last deal by an MLP student of its set network too (its 12-card hands)
+    # swazi's last deal by an MLP student of its set network too (its 12-card hands);
+    # dominican's by its set network refitted on 120 play-out shards (thirty-ninth session)
+    last = f"_{LAST_DEAL_SHARDS[preset]}" if preset in LAST_DEAL_SHARDS else "_const"
     assert end.path.endswith(f"distill_net_{preset}{refit}_last_deal/student_256.pt"
-                             if preset == "swazi" else f"endgame_net_{preset}_const/set_net.pt")
+                             if preset == "swazi" else f"endgame_net_{preset}{last}/set_net.pt")
     assert end.meta["kind"] == ("mlp" if preset == "swazi" else "set")
     chose = {BEFORE_LAST: 0, LAST_DEAL: 0}
     st = new_game(preset, 2, seed=4)

@@ -30,10 +30,15 @@ def fake_steps(monkeypatch, calls: list) -> None:
         calls.append(("student", variant, scope, out, runs, kw))
         return {}
 
+    def match(variant, agent, out, hands, workers):
+        calls.append(("match", variant, agent, out, hands, workers))
+        return {}
+
     monkeypatch.setattr(tail_value, "build", tail)
     monkeypatch.setattr(endgame_net, "pipeline", end)
     monkeypatch.setattr(midgame_net, "pipeline", mid)
     monkeypatch.setattr(distill_net, "pipeline", student)
+    monkeypatch.setattr(endgame_net, "closing_match", match)
 
 
 def test_the_steps_run_in_order_with_the_shipped_settings(tmp_path, monkeypatch) -> None:
@@ -168,10 +173,21 @@ def test_royal_and_dominican_are_remade_as_they_were_made(tmp_path, monkeypatch)
     fake_steps(monkeypatch, calls)
     exit_ = Path("experiments/results/exit")
     networks_build.build("dominican", workers=1)
-    last, before, student = calls[-3:]
+    last, before, student, refit, match = calls[-5:]
     assert last[4]["walk_shards"] == 40
     assert before[2] == exit_ / "midgame_net_dominican_pipeline" and before[4]["shards"] == 60
+    assert before[4]["endgame"] == exit_ / "endgame_net_dominican_const/set_net.pt"
     assert student[3:5] == (exit_ / "distill_net_dominican", exit_ / "_work_dominican")
+    assert student[5]["networks"][1] == str(exit_ / "endgame_net_dominican_const/set_net.pt")
+    # then its last deal refitted on 120 play-out shards (thirty-ninth session: what
+    # networks:dominican plays), in a work folder of its own, and that agent's match
+    assert refit == ("last_deal", "dominican", exit_ / "endgame_net_dominican_120",
+                     exit_ / "_work_dominican120",
+                     dict(workers=1, lr_schedule="constant", epochs=8, hands=0,
+                          walk_shards=120, from_cards=0, above_shards=0))
+    assert match == ("match", "dominican", "networks:dominican,endgame_net=experiments/results/"
+                     "exit/endgame_net_dominican_120/set_net.pt",
+                     exit_ / "endgame_net_dominican_120/networks_v_heuristic", 5000, 1)
     calls.clear()
     networks_build.build("royal", workers=1, before_last=30)
     last, before, student = calls[-3:]
@@ -186,13 +202,13 @@ def test_the_command_settings_are_the_shipped_networks_records() -> None:
     pipelines, over several sizes)."""
     import csv
 
-    from agents.networks import SET_NETWORKS
+    from agents.networks import LAST_DEAL_SHARDS, SET_NETWORKS
 
     for v, (mid, end) in SET_NETWORKS.items():
         if v == "casino":
             continue
         for path, shards in ((mid, networks_build.before_last_shards(v)),
-                             (end, networks_build.WALK_SHARDS.get(v, 24))):
+                             (end, LAST_DEAL_SHARDS.get(v, networks_build.WALK_SHARDS.get(v, 24)))):
             with open(Path(path).parent / "fits.csv") as f:
                 assert [int(r["shards"]) for r in csv.DictReader(f)] == [shards], (v, path)
 
@@ -207,7 +223,7 @@ def test_the_shipped_networks_are_those_the_command_makes() -> None:
             continue
         out = networks_build.outputs(v)
         assert Path(mid) == out["before_last"] / "tail_net.pt", v
-        assert Path(end) == out["last_deal"] / "set_net.pt", v
+        assert Path(end) == out.get("last_deal_refit", out["last_deal"]) / "set_net.pt", v
         assert Path(STUDENTS[v]) == out["student"] / "student_256.pt", v
         if v in LAST_DEAL_STUDENTS:
             assert Path(LAST_DEAL_STUDENTS[v]) == out["last_deal_student"] / "student_256.pt"
