@@ -108,6 +108,11 @@ def ladder_table() -> str:
     return "\n".join(out)
 
 
+# The shipped ``networks:PRESET`` put through the protocol again where one of its networks
+# changed since its first run there (networks_student_dominican: its last deal on 40
+# play-out shards, before the thirty-ninth session)
+PROTOCOL_FOLDERS = {"dominican": "networks_dominican_120"}
+
 # The agents put through the benchmark protocol for the README (issue 17 item 3), in table
 # order: (folder under experiments/results/protocol, training folder under experiments/results
 # whose train_log.json says how the model was made (None: the agent has no trained policy), the
@@ -119,7 +124,8 @@ PROTOCOL_RUNS = tuple((f"cloned_{v}", f"train/{v}", f"{v}, cloned") for v in (
      "; last deal: a set network fitted in 30 min to 257k exact decisions"),
     # the shipped ``networks:PRESET`` since the thirtieth session (earlier pairs: protocol/
     # networks_tail44_casino, networks_casino, networks_royal, networks_dominican)
-) + tuple((f"networks_student_{v}", None, f"{v}, `networks:{v}` (two value networks, no policy)",
+) + tuple((PROTOCOL_FOLDERS.get(v, f"networks_student_{v}"), None,
+                f"{v}, `networks:{v}` (two value networks, no policy)",
            f"before the last deal: an MLP student (256 wide) fitted in {fit} min to {rows} "
            f"afterstates valued by a set network, itself fitted in {mid}; last deal: a set "
            f"network fitted in {end} exact decisions (a constant rate, 8 epochs)")
@@ -128,7 +134,7 @@ PROTOCOL_RUNS = tuple((f"cloned_{v}", f"train/{v}", f"{v}, cloned") for v in (
      "deal-boundary value", "66 min to 646k"),
     ("royal", 3.4, "1.5M", "39 min to 312k decisions valued the same way", "40 min to 283k"),
     ("dominican", 4.0, "1.3M", "29 min to 298k decisions valued the same way",
-     "24 min to 232k"),
+     "55 min to 575k"),
     ("spade", 2.4, "1.5M", "23 min to 324k decisions valued the same way",
      "37 min to 217k"),
     ("wippen", 3.1, "1.5M", "14 min to 162k decisions valued the same way",
@@ -549,7 +555,13 @@ NETWORK_ALONE_MATCHES = (
      "(`networks:swazi` since the thirty-ninth session)", "heuristic",
      "exit/distill_net_swazi_10_last_deal/student_256_v_heuristic"),
     ("swazi", "`networks:swazi` (the two students)", UNSEEN,
-     "exit/general/networks_swazi_last_deal_v_unseen_heuristic")
+     "exit/general/networks_swazi_last_deal_v_unseen_heuristic"),
+    # the thirty-ninth session's dominican: its last deal refitted on 120 play-out shards
+    ("dominican", "its student before the last deal, on it the set network refitted on 120 "
+     "play-out shards (endgame_net_dominican_120/set_net.pt; `networks:dominican` since the "
+     "thirty-ninth session)", "heuristic", "exit/endgame_net_dominican_120/networks_v_heuristic"),
+    ("dominican", "`networks:dominican` since the thirty-ninth session (the same)", UNSEEN,
+     "exit/general/networks_dominican_120_v_unseen_heuristic")
 ) + tuple(
     # the twenty-ninth session's students (``experiments.distill_net``): an MLP fitted to the
     # before-last network's values, in its place; the last deal's set network unchanged
