@@ -75,6 +75,17 @@ ABOVE_SHARDS = {"swazi": 12}
 PIPELINE_SHARDS = {"royal": 60, "dominican": 60}
 
 
+# the settings every last deal's set network and every student is made with (steps 2 and 5;
+# 4 and 6)
+LAST_DEAL_FIT = dict(lr_schedule="constant", epochs=8)
+STUDENT_FIT = dict(shards=24, hands=500, hidden=256, epochs=8, match_hands=5000)
+
+
+def sibling(work: Path, n: int) -> Path:
+    """The work folder's sibling for a refit on ``n`` shards (``_work_V`` -> ``_work_VN``)."""
+    return work.with_name(f"{work.name}{n}")
+
+
 def pipeline_shards(variant: str) -> int:
     """The shards of ``variant``'s network in ``midgame_net_V_pipeline`` (any other count is a
     refit into ``midgame_net_V_N``)."""
@@ -114,7 +125,7 @@ def student_work(variant: str, work: Path, shards: int | None = None) -> Path:
     the last deal, its sibling ``work.name + N`` for a refit on N (their values come from
     another teacher)."""
     n = refit(variant, shards)
-    return work.with_name(f"{work.name}{n}") if n else work
+    return sibling(work, n) if n else work
 
 
 def build(variant: str, workers: int = 2, work: Path | None = None,
@@ -147,10 +158,11 @@ def build(variant: str, workers: int = 2, work: Path | None = None,
         tail_value.build(variant)
     policy = Path(f"experiments/results/train/{variant}/model.zip")
     print(f"[networks_build 2/{steps}] the last deal's network into {out['last_deal']}", flush=True)
+    cards = dict(from_cards=FROM_CARDS.get(variant, 0), above_shards=ABOVE_SHARDS.get(variant, 0))
     summaries = {"last_deal": endgame_net.pipeline(
-        variant, out["last_deal"], work, workers=workers, lr_schedule="constant", epochs=8,
+        variant, out["last_deal"], work, workers=workers, **LAST_DEAL_FIT,
         hands=2000 if policy.is_file() else 0, walk_shards=WALK_SHARDS.get(variant, 24),
-        from_cards=FROM_CARDS.get(variant, 0), above_shards=ABOVE_SHARDS.get(variant, 0))}
+        **cards)}
     end = out["last_deal"] / "set_net.pt"
     print(f"[networks_build 3/{steps}] the network before the last deal into {out['before_last']}",
           flush=True)
@@ -160,18 +172,15 @@ def build(variant: str, workers: int = 2, work: Path | None = None,
     mid = out["before_last"] / "tail_net.pt"
     print(f"[networks_build 4/{steps}] its student into {out['student']}", flush=True)
     summaries["student"] = distill_net.pipeline(
-        variant, "before_last", out["student"], student_work(variant, work, n), shards=24,
-        hands=500, workers=workers, hidden=256, epochs=8, match_hands=5000,
-        networks=(str(mid), str(end)))
+        variant, "before_last", out["student"], student_work(variant, work, n),
+        workers=workers, **STUDENT_FIT, networks=(str(mid), str(end)))
     step = 4
     if variant in LAST_DEAL_SHARDS:
         step, refitted, k = step + 1, out["last_deal_refit"], LAST_DEAL_SHARDS[variant]
         print(f"[networks_build {step}/{steps}] the last deal's network on {k} play-out shards "
               f"into {refitted}", flush=True)
-        endgame_net.pipeline(
-            variant, refitted, work.with_name(f"{work.name}{k}"), workers=workers,
-            lr_schedule="constant", epochs=8, hands=0, walk_shards=k,
-            from_cards=FROM_CARDS.get(variant, 0), above_shards=ABOVE_SHARDS.get(variant, 0))
+        endgame_net.pipeline(variant, refitted, sibling(work, k), workers=workers,
+                             **LAST_DEAL_FIT, hands=0, walk_shards=k, **cards)
         summaries["last_deal_refit"] = endgame_net.closing_match(
             variant, f"networks:{variant},endgame_net={refitted / 'set_net.pt'}",
             refitted / "networks_v_heuristic", 5000, workers)
@@ -181,8 +190,8 @@ def build(variant: str, workers: int = 2, work: Path | None = None,
               f"{out['last_deal_student']}", flush=True)
         summaries["last_deal_student"] = distill_net.pipeline(
             variant, "last_deal", out["last_deal_student"], student_work(variant, work, n),
-            shards=24, hands=500, workers=workers, hidden=256, epochs=8, match_hands=5000,
-            networks=(str(mid), str(end)), beside=str(out["student"] / "student_256.pt"))
+            workers=workers, **STUDENT_FIT, networks=(str(mid), str(end)),
+            beside=str(out["student"] / "student_256.pt"))
     for name, s in summaries.items():
         if s:
             print(f"{name}: {s['agent']} v heuristic {s['win_rate']:.1%} [{s['lo']:.1%}, "
