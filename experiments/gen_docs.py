@@ -110,8 +110,9 @@ def ladder_table() -> str:
 
 # The shipped ``networks:PRESET`` put through the protocol again where one of its networks
 # changed since its first run there (networks_student_dominican: its last deal on 40
-# play-out shards, before the thirty-ninth session)
-PROTOCOL_FOLDERS = {"dominican": "networks_dominican_120"}
+# play-out shards, before the thirty-ninth session; networks_student_wippen: its last deal on
+# 24, before the fortieth)
+PROTOCOL_FOLDERS = {"dominican": "networks_dominican_120", "wippen": "networks_wippen_96"}
 
 # The agents put through the benchmark protocol for the README (issue 17 item 3), in table
 # order: (folder under experiments/results/protocol, training folder under experiments/results
@@ -138,7 +139,7 @@ PROTOCOL_RUNS = tuple((f"cloned_{v}", f"train/{v}", f"{v}, cloned") for v in (
     ("spade", 2.4, "1.5M", "23 min to 324k decisions valued the same way",
      "37 min to 217k"),
     ("wippen", 3.1, "1.5M", "14 min to 162k decisions valued the same way",
-     "36 min to 243k"),
+     "66 min to 650k"),
     ("tuxedo", 1.9, "1.2M", "9 min to 127k decisions valued by 32 rollouts to the hand's "
      "end (no boundary value: tuxedo scores oranges and sweeps as events)",
      "15 min to 231k"),
@@ -561,7 +562,13 @@ NETWORK_ALONE_MATCHES = (
      "play-out shards (endgame_net_dominican_120/set_net.pt; `networks:dominican` since the "
      "thirty-ninth session)", "heuristic", "exit/endgame_net_dominican_120/networks_v_heuristic"),
     ("dominican", "`networks:dominican` since the thirty-ninth session (the same)", UNSEEN,
-     "exit/general/networks_dominican_120_v_unseen_heuristic")
+     "exit/general/networks_dominican_120_v_unseen_heuristic"),
+    # the fortieth session's wippen: its last deal refitted on 96 play-out shards
+    ("wippen", "its student before the last deal, on it the set network refitted on 96 "
+     "play-out shards (endgame_net_wippen_96/set_net.pt; `networks:wippen` since the "
+     "fortieth session)", "heuristic", "exit/endgame_net_wippen_96/networks_v_heuristic"),
+    ("wippen", "`networks:wippen` since the fortieth session (the same)", UNSEEN,
+     "exit/general/networks_wippen_96_v_unseen_heuristic")
 ) + tuple(
     # the twenty-ninth session's students (``experiments.distill_net``): an MLP fitted to the
     # before-last network's values, in its place; the last deal's set network unchanged

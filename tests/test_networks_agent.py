@@ -110,7 +110,8 @@ def test_it_is_a_known_name_with_its_own_options() -> None:
 def test_a_preset_plays_its_own_shipped_networks(preset: str) -> None:
     """``networks:dominican`` (its last deal refitted in the thirty-ninth session),
     ``networks:spade`` (twenty-eighth session; refitted before the last deal on 60 shards in
-    the thirty-eighth), ``networks:wippen`` (thirty-first),
+    the thirty-eighth), ``networks:wippen`` (thirty-first; its last deal refitted in the
+    fortieth),
     ``networks:swedish`` and ``networks:tuxedo`` (thirty-third), ``networks:hungarian``
     (thirty-fourth; refitted before the last deal on 60 shards in the thirty-sixth),
     ``networks:finnish`` (thirty-fifth), ``networks:krypkasino`` (thirty-seventh),
@@ -125,7 +126,8 @@ def test_a_preset_plays_its_own_shipped_networks(preset: str) -> None:
     refit = f"_{BEFORE_LAST_SHARDS[preset]}" if preset in BEFORE_LAST_SHARDS else ""
     assert mid.path.endswith(f"distill_net_{preset}{refit}/student_256.pt")
     # swazi's last deal by an MLP student of its set network too (its 12-card hands);
-    # dominican's by its set network refitted on 120 play-out shards (thirty-ninth session)
+    # dominican's by its set network refitted on 120 play-out shards (thirty-ninth session),
+    # wippen's on 96 (fortieth)
     last = f"_{LAST_DEAL_SHARDS[preset]}" if preset in LAST_DEAL_SHARDS else "_const"
     assert end.path.endswith(f"distill_net_{preset}{refit}_last_deal/student_256.pt"
                              if preset == "swazi" else f"endgame_net_{preset}{last}/set_net.pt")

@@ -48,7 +48,7 @@ def test_the_steps_run_in_order_with_the_shipped_settings(tmp_path, monkeypatch)
     networks_build.build("wippen", workers=2)
     exit_ = Path("experiments/results/exit")
     work = exit_ / "_work_wippen"
-    tail, last, before, student = calls
+    tail, last, before, student, refit, match = calls
     assert tail == ("tail", "wippen")
     # no cloned policy in this folder: the last deal's step plays no closing match
     assert last == ("last_deal", "wippen", exit_ / "endgame_net_wippen_const", work,
@@ -63,6 +63,15 @@ def test_the_steps_run_in_order_with_the_shipped_settings(tmp_path, monkeypatch)
                             match_hands=5000,
                             networks=(str(exit_ / "midgame_net_wippen_pipeline/tail_net.pt"),
                                       str(exit_ / "endgame_net_wippen_const/set_net.pt"))))
+    # then its last deal refitted on 96 play-out shards (fortieth session: what
+    # networks:wippen plays), in a work folder of its own, and that agent's match
+    assert refit == ("last_deal", "wippen", exit_ / "endgame_net_wippen_96",
+                     exit_ / "_work_wippen96",
+                     dict(workers=2, lr_schedule="constant", epochs=8, hands=0,
+                          walk_shards=96, from_cards=0, above_shards=0))
+    assert match == ("match", "wippen", "networks:wippen,endgame_net=experiments/results/"
+                     "exit/endgame_net_wippen_96/set_net.pt",
+                     exit_ / "endgame_net_wippen_96/networks_v_heuristic", 5000, 2)
 
 
 def test_a_made_boundary_value_and_a_cloned_policy_are_used(tmp_path, monkeypatch) -> None:
