@@ -41,6 +41,19 @@ def fake_steps(monkeypatch, calls: list) -> None:
     monkeypatch.setattr(endgame_net, "closing_match", match)
 
 
+def assert_last_deal_refit(refit, match, variant: str, shards: int, workers: int) -> None:
+    """Step 5's two calls: the last deal refitted on ``shards`` play-out shards with step 2's
+    settings, in a work folder of its own (``_work_VN``), then that agent's 5,000-hand match."""
+    exit_ = Path("experiments/results/exit")
+    assert refit == ("last_deal", variant, exit_ / f"endgame_net_{variant}_{shards}",
+                     exit_ / f"_work_{variant}{shards}",
+                     dict(workers=workers, lr_schedule="constant", epochs=8, hands=0,
+                          walk_shards=shards, from_cards=0, above_shards=0))
+    assert match == ("match", variant, f"networks:{variant},endgame_net=experiments/results/"
+                     f"exit/endgame_net_{variant}_{shards}/set_net.pt",
+                     exit_ / f"endgame_net_{variant}_{shards}/networks_v_heuristic", 5000, workers)
+
+
 def test_the_steps_run_in_order_with_the_shipped_settings(tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     calls: list = []
@@ -64,14 +77,8 @@ def test_the_steps_run_in_order_with_the_shipped_settings(tmp_path, monkeypatch)
                             networks=(str(exit_ / "midgame_net_wippen_pipeline/tail_net.pt"),
                                       str(exit_ / "endgame_net_wippen_const/set_net.pt"))))
     # then its last deal refitted on 96 play-out shards (fortieth session: what
-    # networks:wippen plays), in a work folder of its own, and that agent's match
-    assert refit == ("last_deal", "wippen", exit_ / "endgame_net_wippen_96",
-                     exit_ / "_work_wippen96",
-                     dict(workers=2, lr_schedule="constant", epochs=8, hands=0,
-                          walk_shards=96, from_cards=0, above_shards=0))
-    assert match == ("match", "wippen", "networks:wippen,endgame_net=experiments/results/"
-                     "exit/endgame_net_wippen_96/set_net.pt",
-                     exit_ / "endgame_net_wippen_96/networks_v_heuristic", 5000, 2)
+    # networks:wippen plays)
+    assert_last_deal_refit(refit, match, "wippen", 96, 2)
 
 
 def test_a_made_boundary_value_and_a_cloned_policy_are_used(tmp_path, monkeypatch) -> None:
@@ -189,14 +196,8 @@ def test_royal_and_dominican_are_remade_as_they_were_made(tmp_path, monkeypatch)
     assert student[3:5] == (exit_ / "distill_net_dominican", exit_ / "_work_dominican")
     assert student[5]["networks"][1] == str(exit_ / "endgame_net_dominican_const/set_net.pt")
     # then its last deal refitted on 120 play-out shards (thirty-ninth session: what
-    # networks:dominican plays), in a work folder of its own, and that agent's match
-    assert refit == ("last_deal", "dominican", exit_ / "endgame_net_dominican_120",
-                     exit_ / "_work_dominican120",
-                     dict(workers=1, lr_schedule="constant", epochs=8, hands=0,
-                          walk_shards=120, from_cards=0, above_shards=0))
-    assert match == ("match", "dominican", "networks:dominican,endgame_net=experiments/results/"
-                     "exit/endgame_net_dominican_120/set_net.pt",
-                     exit_ / "endgame_net_dominican_120/networks_v_heuristic", 5000, 1)
+    # networks:dominican plays)
+    assert_last_deal_refit(refit, match, "dominican", 120, 1)
     calls.clear()
     networks_build.build("royal", workers=1, before_last=30)
     last, before, student = calls[-3:]
