@@ -556,19 +556,17 @@ NETWORK_ALONE_MATCHES = (
      "(`networks:swazi` since the thirty-ninth session)", "heuristic",
      "exit/distill_net_swazi_10_last_deal/student_256_v_heuristic"),
     ("swazi", "`networks:swazi` (the two students)", UNSEEN,
-     "exit/general/networks_swazi_last_deal_v_unseen_heuristic"),
-    # the thirty-ninth session's dominican: its last deal refitted on 120 play-out shards
-    ("dominican", "its student before the last deal, on it the set network refitted on 120 "
-     "play-out shards (endgame_net_dominican_120/set_net.pt; `networks:dominican` since the "
-     "thirty-ninth session)", "heuristic", "exit/endgame_net_dominican_120/networks_v_heuristic"),
-    ("dominican", "`networks:dominican` since the thirty-ninth session (the same)", UNSEEN,
-     "exit/general/networks_dominican_120_v_unseen_heuristic"),
-    # the fortieth session's wippen: its last deal refitted on 96 play-out shards
-    ("wippen", "its student before the last deal, on it the set network refitted on 96 "
-     "play-out shards (endgame_net_wippen_96/set_net.pt; `networks:wippen` since the "
-     "fortieth session)", "heuristic", "exit/endgame_net_wippen_96/networks_v_heuristic"),
-    ("wippen", "`networks:wippen` since the fortieth session (the same)", UNSEEN,
-     "exit/general/networks_wippen_96_v_unseen_heuristic")
+     "exit/general/networks_swazi_last_deal_v_unseen_heuristic")
+) + tuple(
+    # the last deals refitted on more play-out shards (``agents.networks.LAST_DEAL_SHARDS``):
+    # the thirty-ninth session's dominican, the fortieth's wippen
+    row for v, n, session in (("dominican", 120, "thirty-ninth"), ("wippen", 96, "fortieth"))
+    for row in (
+        (v, f"its student before the last deal, on it the set network refitted on {n} "
+         f"play-out shards (endgame_net_{v}_{n}/set_net.pt; `networks:{v}` since the "
+         f"{session} session)", "heuristic", f"exit/endgame_net_{v}_{n}/networks_v_heuristic"),
+        (v, f"`networks:{v}` since the {session} session (the same)", UNSEEN,
+         f"exit/general/networks_{v}_{n}_v_unseen_heuristic"))
 ) + tuple(
     # the twenty-ninth session's students (``experiments.distill_net``): an MLP fitted to the
     # before-last network's values, in its place; the last deal's set network unchanged
