@@ -105,10 +105,11 @@ def test_it_is_a_known_name_with_its_own_options() -> None:
     assert mixed.endgame_net.path.endswith("endgame_net_casino_const/set_net.pt")
 
 
-@pytest.mark.parametrize("preset", ["dominican", "spade", "wippen", "swedish", "tuxedo",
-                                    "hungarian", "finnish", "krypkasino", "swazi"])
+@pytest.mark.parametrize("preset", ["royal", "dominican", "spade", "wippen", "swedish",
+                                    "tuxedo", "hungarian", "finnish", "krypkasino", "swazi"])
 def test_a_preset_plays_its_own_shipped_networks(preset: str) -> None:
-    """``networks:dominican`` (its last deal refitted in the thirty-ninth session),
+    """``networks:royal`` (twenty-ninth session), ``networks:dominican`` (its last deal
+    refitted in the thirty-ninth session),
     ``networks:spade`` (twenty-eighth session; refitted before the last deal on 60 shards in
     the thirty-eighth), ``networks:wippen`` (thirty-first; its last deal refitted in the
     fortieth),
