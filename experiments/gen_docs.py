@@ -111,8 +111,9 @@ def ladder_table() -> str:
 # The shipped ``networks:PRESET`` put through the protocol again where one of its networks
 # changed since its first run there (networks_student_dominican: its last deal on 40
 # play-out shards, before the thirty-ninth session; networks_student_wippen: its last deal on
-# 24, before the fortieth)
-PROTOCOL_FOLDERS = {"dominican": "networks_dominican_120", "wippen": "networks_wippen_96"}
+# 24, before the fortieth; networks_student_royal: its last deal on 24, before the forty-first)
+PROTOCOL_FOLDERS = {"dominican": "networks_dominican_120", "wippen": "networks_wippen_96",
+                    "royal": "networks_royal_96"}
 
 # The agents put through the benchmark protocol for the README (issue 17 item 3), in table
 # order: (folder under experiments/results/protocol, training folder under experiments/results
@@ -133,7 +134,8 @@ PROTOCOL_RUNS = tuple((f"cloned_{v}", f"train/{v}", f"{v}, cloned") for v in (
           for v, fit, rows, mid, end in (
     ("casino", 3.6, "1.5M", "31 min to 324k decisions valued by 32 rollouts to a learned "
      "deal-boundary value", "66 min to 646k"),
-    ("royal", 3.4, "1.5M", "39 min to 312k decisions valued the same way", "40 min to 283k"),
+    ("royal", 3.4, "1.5M", "39 min to 312k decisions valued the same way",
+     "38 min (two torch threads) to 650k"),
     ("dominican", 4.0, "1.3M", "29 min to 298k decisions valued the same way",
      "55 min to 575k"),
     ("spade", 2.4, "1.5M", "23 min to 324k decisions valued the same way",
@@ -559,8 +561,9 @@ NETWORK_ALONE_MATCHES = (
      "exit/general/networks_swazi_last_deal_v_unseen_heuristic")
 ) + tuple(
     # the last deals refitted on more play-out shards (``agents.networks.LAST_DEAL_SHARDS``):
-    # the thirty-ninth session's dominican, the fortieth's wippen
-    row for v, n, session in (("dominican", 120, "thirty-ninth"), ("wippen", 96, "fortieth"))
+    # the thirty-ninth session's dominican, the fortieth's wippen, the forty-first's royal
+    row for v, n, session in (("dominican", 120, "thirty-ninth"), ("wippen", 96, "fortieth"),
+                              ("royal", 96, "forty-first"))
     for row in (
         (v, f"its student before the last deal, on it the set network refitted on {n} "
          f"play-out shards (endgame_net_{v}_{n}/set_net.pt; `networks:{v}` since the "

@@ -108,8 +108,8 @@ def test_it_is_a_known_name_with_its_own_options() -> None:
 @pytest.mark.parametrize("preset", ["royal", "dominican", "spade", "wippen", "swedish",
                                     "tuxedo", "hungarian", "finnish", "krypkasino", "swazi"])
 def test_a_preset_plays_its_own_shipped_networks(preset: str) -> None:
-    """``networks:royal`` (twenty-ninth session), ``networks:dominican`` (its last deal
-    refitted in the thirty-ninth session),
+    """``networks:royal`` (twenty-ninth session; its last deal refitted in the forty-first),
+    ``networks:dominican`` (its last deal refitted in the thirty-ninth session),
     ``networks:spade`` (twenty-eighth session; refitted before the last deal on 60 shards in
     the thirty-eighth), ``networks:wippen`` (thirty-first; its last deal refitted in the
     fortieth),
@@ -128,7 +128,7 @@ def test_a_preset_plays_its_own_shipped_networks(preset: str) -> None:
     assert mid.path.endswith(f"distill_net_{preset}{refit}/student_256.pt")
     # swazi's last deal by an MLP student of its set network too (its 12-card hands);
     # dominican's by its set network refitted on 120 play-out shards (thirty-ninth session),
-    # wippen's on 96 (fortieth)
+    # wippen's on 96 (fortieth), royal's on 96 (forty-first)
     last = f"_{LAST_DEAL_SHARDS[preset]}" if preset in LAST_DEAL_SHARDS else "_const"
     assert end.path.endswith(f"distill_net_{preset}{refit}_last_deal/student_256.pt"
                              if preset == "swazi" else f"endgame_net_{preset}{last}/set_net.pt")

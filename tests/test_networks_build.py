@@ -90,7 +90,8 @@ def test_a_made_boundary_value_and_a_cloned_policy_are_used(tmp_path, monkeypatc
     Path("experiments/results/train/royal").mkdir(parents=True)
     Path("experiments/results/train/royal/model.zip").write_bytes(b"")
     networks_build.build("royal", workers=1, work=tmp_path / "w")
-    assert [c[0] for c in calls] == ["last_deal", "before_last", "student"]
+    # then royal's last deal refitted on 96 play-out shards, in a work folder of its own
+    assert [c[0] for c in calls] == ["last_deal", "before_last", "student", "last_deal", "match"]
     assert calls[0][3] == tmp_path / "w" and calls[0][4]["hands"] == 2000
     assert calls[1][4]["tail"] == tail_value.tail_path("royal")
 
@@ -183,7 +184,8 @@ def test_more_shards_before_the_last_deal_go_to_their_own_folders(tmp_path, monk
 def test_royal_and_dominican_are_remade_as_they_were_made(tmp_path, monkeypatch) -> None:
     """Royal's and dominican's networks came before the command, from ``midgame_net
     pipeline`` on 60 shards into its own folder (and dominican's last deal from 40 play-out
-    shards): the command makes them so, into the same folders, and 30 is a refit for them."""
+    shards): the command makes them so, into the same folders, and 30 is a refit for them;
+    then both last deals are refitted on more play-out shards (120 and 96)."""
     monkeypatch.chdir(tmp_path)
     calls: list = []
     fake_steps(monkeypatch, calls)
@@ -200,10 +202,13 @@ def test_royal_and_dominican_are_remade_as_they_were_made(tmp_path, monkeypatch)
     assert_last_deal_refit(refit, match, "dominican", 120, 1)
     calls.clear()
     networks_build.build("royal", workers=1, before_last=30)
-    last, before, student = calls[-3:]
+    last, before, student, refit, match = calls[-5:]
     assert last[4]["walk_shards"] == 24
     assert before[2] == exit_ / "midgame_net_royal_30" and before[4]["shards"] == 30
     assert student[3:5] == (exit_ / "distill_net_royal_30", exit_ / "_work_royal30")
+    # then its last deal refitted on 96 play-out shards (forty-first session: what
+    # networks:royal plays)
+    assert_last_deal_refit(refit, match, "royal", 96, 1)
 
 
 def test_the_command_settings_are_the_shipped_networks_records() -> None:
