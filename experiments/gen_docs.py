@@ -15,6 +15,7 @@ import json
 import re
 from pathlib import Path
 
+from agents.networks import LAST_DEAL_SHARDS
 from casino_env.encoding import N_COMPOSE_ACTIONS, N_FEATURES, Layout
 from casino_env.engine import describe_variant, list_variants
 from casino_env.engine.rules import make_rules
@@ -108,12 +109,11 @@ def ladder_table() -> str:
     return "\n".join(out)
 
 
-# The shipped ``networks:PRESET`` put through the protocol again where one of its networks
-# changed since its first run there (networks_student_dominican: its last deal on 40
-# play-out shards, before the thirty-ninth session; networks_student_wippen: its last deal on
-# 24, before the fortieth; networks_student_royal: its last deal on 24, before the forty-first)
-PROTOCOL_FOLDERS = {"dominican": "networks_dominican_120", "wippen": "networks_wippen_96",
-                    "royal": "networks_royal_96"}
+# The shipped ``networks:PRESET`` put through the protocol again where its last deal was
+# refitted on N play-out shards since its first run there (``networks_V_N``; the earlier runs
+# stay in networks_student_V: dominican's before the thirty-ninth session, wippen's before
+# the fortieth, royal's before the forty-first)
+PROTOCOL_FOLDERS = {v: f"networks_{v}_{n}" for v, n in LAST_DEAL_SHARDS.items()}
 
 # The agents put through the benchmark protocol for the README (issue 17 item 3), in table
 # order: (folder under experiments/results/protocol, training folder under experiments/results
