@@ -105,8 +105,7 @@ def test_it_is_a_known_name_with_its_own_options() -> None:
     assert mixed.endgame_net.path.endswith("endgame_net_casino_const/set_net.pt")
 
 
-@pytest.mark.parametrize("preset", ["royal", "dominican", "spade", "wippen", "swedish",
-                                    "tuxedo", "hungarian", "finnish", "krypkasino", "swazi"])
+@pytest.mark.parametrize("preset", [v for v in SHIPPED if v != "casino"])
 def test_a_preset_plays_its_own_shipped_networks(preset: str) -> None:
     """``networks:royal`` (twenty-ninth session; its last deal refitted in the forty-first),
     ``networks:dominican`` (its last deal refitted in the thirty-ninth session),
