@@ -112,7 +112,7 @@ def ladder_table() -> str:
 # The shipped ``networks:PRESET`` put through the protocol again where its last deal was
 # refitted on N play-out shards since its first run there (``networks_V_N``; the earlier runs
 # stay in networks_student_V: dominican's before the thirty-ninth session, wippen's before
-# the fortieth, royal's before the forty-first)
+# the fortieth, royal's before the forty-first, hungarian's before the forty-second)
 PROTOCOL_FOLDERS = {v: f"networks_{v}_{n}" for v, n in LAST_DEAL_SHARDS.items()}
 
 # The agents put through the benchmark protocol for the README (issue 17 item 3), in table
@@ -147,7 +147,7 @@ PROTOCOL_RUNS = tuple((f"cloned_{v}", f"train/{v}", f"{v}, cloned") for v in (
      "15 min to 231k"),
     ("hungarian", 1.5, "1.1M", "11 min to 252k decisions valued by 32 rollouts to the "
      "hand's end (no boundary value: the game ends on points earned during a hand)",
-     "18 min to 257k"))) + (
+     "48 min (two torch threads) to 1.02M"))) + (
     ("scratch_casino_s0", "scratch/casino_s0", "casino, RL from scratch (MLP, seed 0)"),
     ("sums_casino_s0", "scratch/sums_casino_s0",
      "casino, RL from scratch (move scorer, table sums, seed 0)"),
@@ -561,9 +561,10 @@ NETWORK_ALONE_MATCHES = (
      "exit/general/networks_swazi_last_deal_v_unseen_heuristic")
 ) + tuple(
     # the last deals refitted on more play-out shards (``agents.networks.LAST_DEAL_SHARDS``):
-    # the thirty-ninth session's dominican, the fortieth's wippen, the forty-first's royal
+    # the thirty-ninth session's dominican, the fortieth's wippen, the forty-first's royal,
+    # the forty-second's hungarian
     row for v, n, session in (("dominican", 120, "thirty-ninth"), ("wippen", 96, "fortieth"),
-                              ("royal", 96, "forty-first"))
+                              ("royal", 96, "forty-first"), ("hungarian", 640, "forty-second"))
     for row in (
         (v, f"its student before the last deal, on it the set network refitted on {n} "
          f"play-out shards (endgame_net_{v}_{n}/set_net.pt; `networks:{v}` since the "

@@ -153,20 +153,23 @@ def test_more_shards_before_the_last_deal_go_to_their_own_folders(tmp_path, monk
                                                                    ) -> None:
     """Hungarian's network before the last deal is fitted on 60 shards (BEFORE_LAST_SHARDS):
     its collect adds to the same work folder, but the network, its student and the student's
-    shards (valued by the new teacher) go to folders of their own."""
+    shards (valued by the new teacher) go to folders of their own, as does its last deal's
+    refit on more play-out shards (LAST_DEAL_SHARDS)."""
     monkeypatch.chdir(tmp_path)
     calls: list = []
     fake_steps(monkeypatch, calls)
     networks_build.build("hungarian", workers=2)
     exit_ = Path("experiments/results/exit")
     work = exit_ / "_work_hungarian"
-    last, before, student = calls
+    last, before, student, refit, match = calls
     assert last[4]["walk_shards"] == 160
     assert before[2:4] == (exit_ / "midgame_net_hungarian_60", work)
     assert before[4]["shards"] == 60 and before[4]["tail"] is None
     assert student[3:5] == (exit_ / "distill_net_hungarian_60", exit_ / "_work_hungarian60")
     assert student[5]["networks"] == (str(exit_ / "midgame_net_hungarian_60/tail_net.pt"),
                                       str(exit_ / "endgame_net_hungarian_const/set_net.pt"))
+    # and its last deal refitted on 640 play-out shards (LAST_DEAL_SHARDS, forty-second session)
+    assert_last_deal_refit(refit, match, "hungarian", 640, 2)
     assert networks_build.before_last_shards("wippen") == 30
     assert networks_build.student_work("wippen", work) == work
     # a refit of another preset on 60 shards, asked for by --before-last-shards: the same
