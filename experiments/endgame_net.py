@@ -689,13 +689,19 @@ def _checkpoint(path: Path, settings: dict, epochs_done: int, net, opt, sched, r
 def _resume(path: Path | None, settings: dict, net, opt, sched, rng,
             order: np.ndarray) -> tuple[int, float]:
     """Load a fit's checkpoint into its network, optimizer, schedule and generators; the
-    epochs it had done and the seconds it had spent (0, 0.0 without one)."""
+    epochs it had done and the seconds it had spent (0, 0.0 without one). A constant-rate
+    fit may be extended: its checkpoint resumes a fit of the same settings but more epochs."""
     import torch
 
     if path is None or not path.exists():
         return 0, 0.0
     state = torch.load(path, map_location="cpu", weights_only=False)
-    if state["settings"] != settings:
+    # at a constant rate the epochs count changes nothing before the last: a fit asked for
+    # more epochs than its checkpoint's goes on from it, the same fit as those from scratch
+    longer = (settings["lr_schedule"] == "constant"
+              and state["settings"] == {**settings, "epochs": state["settings"].get("epochs")}
+              and int(state["epochs_done"]) <= settings["epochs"])
+    if state["settings"] != settings and not longer:
         diff = sorted(k for k in settings if state["settings"].get(k) != settings[k])
         raise SystemExit(f"error: checkpoint {path} is of another fit (it differs in "
                          f"{', '.join(diff)}); delete it or give another --checkpoint")
@@ -1024,7 +1030,8 @@ def main(argv: list[str] | None = None) -> None:
                         "the epochs")
     f.add_argument("--checkpoint", type=Path, default=None, metavar="PATH",
                    help="write the fit's state here after each epoch, and resume from it "
-                        "when it exists (a fit may span sessions)")
+                        "when it exists (a fit may span sessions; at a constant rate a "
+                        "checkpoint of fewer epochs is extended to --epochs)")
     f.add_argument("--stop-after", type=int, default=None, metavar="N",
                    help="with --checkpoint: stop once N epochs are done (resume later)")
     f.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")

@@ -15,7 +15,7 @@ import json
 import re
 from pathlib import Path
 
-from agents.networks import LAST_DEAL_SHARDS
+from agents.networks import LAST_DEAL_EPOCHS, LAST_DEAL_SHARDS, last_deal_refit
 from casino_env.encoding import N_COMPOSE_ACTIONS, N_FEATURES, Layout
 from casino_env.engine import describe_variant, list_variants
 from casino_env.engine.rules import make_rules
@@ -112,8 +112,10 @@ def ladder_table() -> str:
 # The shipped ``networks:PRESET`` put through the protocol again where its last deal was
 # refitted on N play-out shards since its first run there (``networks_V_N``; the earlier runs
 # stay in networks_student_V: dominican's before the thirty-ninth session, wippen's before
-# the fortieth, royal's before the forty-first, hungarian's before the forty-second)
-PROTOCOL_FOLDERS = {v: f"networks_{v}_{n}" for v, n in LAST_DEAL_SHARDS.items()}
+# the fortieth, royal's before the forty-first, hungarian's before the forty-second; its
+# forty-second in networks_hungarian_640; ``_eE`` for a refit fitted for E epochs)
+PROTOCOL_FOLDERS = {v: "networks_" + last_deal_refit(v).removeprefix("endgame_net_")
+                    for v in LAST_DEAL_SHARDS}
 
 # The agents put through the benchmark protocol for the README (issue 17 item 3), in table
 # order: (folder under experiments/results/protocol, training folder under experiments/results
@@ -130,7 +132,8 @@ PROTOCOL_RUNS = tuple((f"cloned_{v}", f"train/{v}", f"{v}, cloned") for v in (
                 f"{v}, `networks:{v}` (two value networks, no policy)",
            f"before the last deal: an MLP student (256 wide) fitted in {fit} min to {rows} "
            f"afterstates valued by a set network, itself fitted in {mid}; last deal: a set "
-           f"network fitted in {end} exact decisions (a constant rate, 8 epochs)")
+           f"network fitted in {end} exact decisions (a constant rate, "
+           f"{LAST_DEAL_EPOCHS.get(v, 8)} epochs)")
           for v, fit, rows, mid, end in (
     ("casino", 3.6, "1.5M", "31 min to 324k decisions valued by 32 rollouts to a learned "
      "deal-boundary value", "66 min to 646k"),
@@ -147,7 +150,7 @@ PROTOCOL_RUNS = tuple((f"cloned_{v}", f"train/{v}", f"{v}, cloned") for v in (
      "15 min to 231k"),
     ("hungarian", 1.5, "1.1M", "11 min to 252k decisions valued by 32 rollouts to the "
      "hand's end (no boundary value: the game ends on points earned during a hand)",
-     "48 min (two torch threads) to 1.02M"))) + (
+     "95 min (two torch threads) to 1.02M"))) + (
     ("scratch_casino_s0", "scratch/casino_s0", "casino, RL from scratch (MLP, seed 0)"),
     ("sums_casino_s0", "scratch/sums_casino_s0",
      "casino, RL from scratch (move scorer, table sums, seed 0)"),
@@ -562,15 +565,22 @@ NETWORK_ALONE_MATCHES = (
 ) + tuple(
     # the last deals refitted on more play-out shards (``agents.networks.LAST_DEAL_SHARDS``):
     # the thirty-ninth session's dominican, the fortieth's wippen, the forty-first's royal,
-    # the forty-second's hungarian
-    row for v, n, session in (("dominican", 120, "thirty-ninth"), ("wippen", 96, "fortieth"),
-                              ("royal", 96, "forty-first"), ("hungarian", 640, "forty-second"))
+    # the forty-second's hungarian; the forty-third's hungarian fitted for 16 epochs
+    # (``LAST_DEAL_EPOCHS``)
+    row for v, n, epochs, shipped in (
+        ("dominican", 120, 8, "since the thirty-ninth session"),
+        ("wippen", 96, 8, "since the fortieth session"),
+        ("royal", 96, 8, "since the forty-first session"),
+        ("hungarian", 640, 8, "in the forty-second session"),
+        ("hungarian", 640, 16, "since the forty-third session"))
+    for slug in [f"{v}_{n}" + (f"_e{epochs}" if epochs != 8 else "")]
     for row in (
         (v, f"its student before the last deal, on it the set network refitted on {n} "
-         f"play-out shards (endgame_net_{v}_{n}/set_net.pt; `networks:{v}` since the "
-         f"{session} session)", "heuristic", f"exit/endgame_net_{v}_{n}/networks_v_heuristic"),
-        (v, f"`networks:{v}` since the {session} session (the same)", UNSEEN,
-         f"exit/general/networks_{v}_{n}_v_unseen_heuristic"))
+         f"play-out shards" + (f" for {epochs} epochs" if epochs != 8 else "")
+         + f" (endgame_net_{slug}/set_net.pt; `networks:{v}` {shipped})", "heuristic",
+         f"exit/endgame_net_{slug}/networks_v_heuristic"),
+        (v, f"`networks:{v}` {shipped} (the same)", UNSEEN,
+         f"exit/general/networks_{slug}_v_unseen_heuristic"))
 ) + tuple(
     # the twenty-ninth session's students (``experiments.distill_net``): an MLP fitted to the
     # before-last network's values, in its place; the last deal's set network unchanged

@@ -23,9 +23,10 @@ plays, made in order and resumable across sessions.
    valued by another teacher is reused), and the agent with it against the heuristic, 5,000
    hands;
 5. for the presets of ``agents.networks.LAST_DEAL_SHARDS`` only, the last deal's set network
-   refitted on that many play-out shards (step 2's settings, its shards in the work folder's
-   sibling ``_work_VN``) into ``endgame_net_V_N``, and the agent with it and step 4's
-   student against the heuristic, 5,000 hands (``endgame_net_V_N/networks_v_heuristic``);
+   refitted on that many play-out shards (step 2's settings, for ``LAST_DEAL_EPOCHS`` epochs
+   where not 8, its shards in the work folder's sibling ``_work_VN``) into
+   ``endgame_net_V_N`` (``endgame_net_V_N_eE`` for E epochs), and the agent with it and step
+   4's student against the heuristic, 5,000 hands (``networks_v_heuristic`` in that folder);
    the networks before the last deal stay those made beside step 2's;
 6. for the presets of ``agents.networks.LAST_DEAL_STUDENTS`` only (a last deal too slow on its
    set network), an MLP student of the last deal's set network the same way (``--scope
@@ -47,7 +48,13 @@ from pathlib import Path
 
 # shards before the last deal where 30 were too few: the shipped networks' own record,
 # so the command makes what ``networks:V`` plays
-from agents.networks import BEFORE_LAST_SHARDS, LAST_DEAL_SHARDS, LAST_DEAL_STUDENTS
+from agents.networks import (
+    BEFORE_LAST_SHARDS,
+    LAST_DEAL_EPOCHS,
+    LAST_DEAL_SHARDS,
+    LAST_DEAL_STUDENTS,
+    last_deal_refit,
+)
 from experiments import distill_net, endgame_net, midgame_net, tail_value
 
 EXIT = Path("experiments/results/exit")
@@ -116,7 +123,7 @@ def outputs(variant: str, shards: int | None = None) -> dict[str, Path]:
            "student": student,
            "last_deal_student": student.with_name(f"{student.name}_last_deal")}
     if variant in LAST_DEAL_SHARDS:
-        out["last_deal_refit"] = EXIT / f"endgame_net_{variant}_{LAST_DEAL_SHARDS[variant]}"
+        out["last_deal_refit"] = EXIT / last_deal_refit(variant)
     return out
 
 
@@ -180,7 +187,8 @@ def build(variant: str, workers: int = 2, work: Path | None = None,
         print(f"[networks_build {step}/{steps}] the last deal's network on {k} play-out shards "
               f"into {refitted}", flush=True)
         endgame_net.pipeline(variant, refitted, sibling(work, k), workers=workers,
-                             **LAST_DEAL_FIT, hands=0, walk_shards=k, **cards)
+                             **LAST_DEAL_FIT | {"epochs": LAST_DEAL_EPOCHS.get(variant, 8)},
+                             hands=0, walk_shards=k, **cards)
         summaries["last_deal_refit"] = endgame_net.closing_match(
             variant, f"networks:{variant},endgame_net={refitted / 'set_net.pt'}",
             refitted / "networks_v_heuristic", 5000, workers)

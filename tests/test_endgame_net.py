@@ -162,6 +162,38 @@ def test_a_fit_stopped_and_resumed_from_its_checkpoint_is_the_same_fit(tmp_path)
         fit(*args, lr_schedule="linear")
 
 
+def test_a_constant_rate_fit_is_extended_from_a_checkpoint_of_fewer_epochs(tmp_path) -> None:
+    """At a constant rate the epochs count changes nothing before the last one, so a finished
+    2-epoch fit's checkpoint goes on to 3 epochs and gives the 3-epoch fit from scratch, bit
+    for bit (how hungarian's last deal was fitted for 16 epochs after 8); a cosine fit, or a
+    checkpoint past the epochs asked for, is refused by name."""
+    import torch
+
+    from experiments.endgame_net import fit
+
+    run = tmp_path / "run"
+    run.mkdir()
+    collect_shard(("casino", 6, 3, run / "shard_000.npz"))
+
+    def args(epochs: int) -> tuple:
+        return (run, tmp_path / "out", "casino", 16, epochs, True, 0, True, "centered")
+
+    whole = fit(*args(3), save=tmp_path / "whole.pt")
+    ck = tmp_path / "fit.ckpt"
+    two = fit(*args(2), save=tmp_path / "two.pt", checkpoint=ck)
+    assert two["epochs"] == 2 and torch.load(ck, weights_only=False)["epochs_done"] == 2
+    longer = fit(*args(3), save=tmp_path / "longer.pt", checkpoint=ck)
+    assert longer == {**whole, "fit_minutes": longer["fit_minutes"]}
+    a, b = (torch.load(tmp_path / f"{n}.pt")["state_dict"] for n in ("whole", "longer"))
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    saved = torch.load(ck, weights_only=False)
+    assert saved["epochs_done"] == 3 and saved["settings"]["epochs"] == 3
+    with pytest.raises(SystemExit, match="differs in epochs"):  # 3 done, 2 asked for
+        fit(*args(2), checkpoint=ck)
+    with pytest.raises(SystemExit, match="differs in epochs, lr_schedule"):
+        fit(*args(4), lr_schedule="cosine", checkpoint=ck)
+
+
 def test_the_pipelines_set_network_takes_its_width_and_schedule(tmp_path) -> None:
     import csv
 

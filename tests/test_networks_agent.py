@@ -8,7 +8,7 @@ import pytest
 from agents import known_agents, make_agent
 from agents.afterstate import BEFORE_LAST, LAST_DEAL, top_candidates
 from agents.endgame import perfect_information
-from agents.networks import BEFORE_LAST_SHARDS, LAST_DEAL_SHARDS, SHIPPED
+from agents.networks import BEFORE_LAST_SHARDS, LAST_DEAL_EPOCHS, LAST_DEAL_SHARDS, SHIPPED
 from agents.scripted import HeuristicAgent
 from casino_env.engine import apply_move, new_game
 from casino_env.engine.view import PlayerView
@@ -127,8 +127,10 @@ def test_a_preset_plays_its_own_shipped_networks(preset: str) -> None:
     assert mid.path.endswith(f"distill_net_{preset}{refit}/student_256.pt")
     # swazi's last deal by an MLP student of its set network too (its 12-card hands);
     # dominican's by its set network refitted on 120 play-out shards (thirty-ninth session),
-    # wippen's on 96 (fortieth), royal's on 96 (forty-first)
+    # wippen's on 96 (fortieth), royal's on 96 (forty-first), hungarian's on 640 (forty-second)
+    # for 16 epochs (forty-third)
     last = f"_{LAST_DEAL_SHARDS[preset]}" if preset in LAST_DEAL_SHARDS else "_const"
+    last += f"_e{LAST_DEAL_EPOCHS[preset]}" if preset in LAST_DEAL_EPOCHS else ""
     assert end.path.endswith(f"distill_net_{preset}{refit}_last_deal/student_256.pt"
                              if preset == "swazi" else f"endgame_net_{preset}{last}/set_net.pt")
     assert end.meta["kind"] == ("mlp" if preset == "swazi" else "set")

@@ -41,17 +41,20 @@ def fake_steps(monkeypatch, calls: list) -> None:
     monkeypatch.setattr(endgame_net, "closing_match", match)
 
 
-def assert_last_deal_refit(refit, match, variant: str, shards: int, workers: int) -> None:
+def assert_last_deal_refit(refit, match, variant: str, shards: int, workers: int,
+                           epochs: int = 8) -> None:
     """Step 5's two calls: the last deal refitted on ``shards`` play-out shards with step 2's
-    settings, in a work folder of its own (``_work_VN``), then that agent's 5,000-hand match."""
+    settings (but ``epochs``), in a work folder of its own (``_work_VN``), into
+    ``endgame_net_V_N`` (``_eE`` after it for epochs other than 8), then that agent's
+    5,000-hand match."""
     exit_ = Path("experiments/results/exit")
-    assert refit == ("last_deal", variant, exit_ / f"endgame_net_{variant}_{shards}",
-                     exit_ / f"_work_{variant}{shards}",
-                     dict(workers=workers, lr_schedule="constant", epochs=8, hands=0,
+    folder = f"endgame_net_{variant}_{shards}" + (f"_e{epochs}" if epochs != 8 else "")
+    assert refit == ("last_deal", variant, exit_ / folder, exit_ / f"_work_{variant}{shards}",
+                     dict(workers=workers, lr_schedule="constant", epochs=epochs, hands=0,
                           walk_shards=shards, from_cards=0, above_shards=0))
     assert match == ("match", variant, f"networks:{variant},endgame_net=experiments/results/"
-                     f"exit/endgame_net_{variant}_{shards}/set_net.pt",
-                     exit_ / f"endgame_net_{variant}_{shards}/networks_v_heuristic", 5000, workers)
+                     f"exit/{folder}/set_net.pt", exit_ / folder / "networks_v_heuristic",
+                     5000, workers)
 
 
 def test_the_steps_run_in_order_with_the_shipped_settings(tmp_path, monkeypatch) -> None:
@@ -168,8 +171,9 @@ def test_more_shards_before_the_last_deal_go_to_their_own_folders(tmp_path, monk
     assert student[3:5] == (exit_ / "distill_net_hungarian_60", exit_ / "_work_hungarian60")
     assert student[5]["networks"] == (str(exit_ / "midgame_net_hungarian_60/tail_net.pt"),
                                       str(exit_ / "endgame_net_hungarian_const/set_net.pt"))
-    # and its last deal refitted on 640 play-out shards (LAST_DEAL_SHARDS, forty-second session)
-    assert_last_deal_refit(refit, match, "hungarian", 640, 2)
+    # and its last deal refitted on 640 play-out shards (LAST_DEAL_SHARDS, forty-second
+    # session) for 16 epochs (LAST_DEAL_EPOCHS, forty-third)
+    assert_last_deal_refit(refit, match, "hungarian", 640, 2, epochs=16)
     assert networks_build.before_last_shards("wippen") == 30
     assert networks_build.student_work("wippen", work) == work
     # a refit of another preset on 60 shards, asked for by --before-last-shards: the same
@@ -217,10 +221,10 @@ def test_royal_and_dominican_are_remade_as_they_were_made(tmp_path, monkeypatch)
 def test_the_command_settings_are_the_shipped_networks_records() -> None:
     """The shards each shipped network was fitted on (its fits.csv) are those the command
     collects for its preset: before the last deal and on it (casino's came from its own
-    pipelines, over several sizes)."""
+    pipelines, over several sizes), and the epochs of the last deal's."""
     import csv
 
-    from agents.networks import LAST_DEAL_SHARDS, SET_NETWORKS
+    from agents.networks import LAST_DEAL_EPOCHS, LAST_DEAL_SHARDS, SET_NETWORKS
 
     for v, (mid, end) in SET_NETWORKS.items():
         if v == "casino":
@@ -228,7 +232,10 @@ def test_the_command_settings_are_the_shipped_networks_records() -> None:
         for path, shards in ((mid, networks_build.before_last_shards(v)),
                              (end, LAST_DEAL_SHARDS.get(v, networks_build.WALK_SHARDS.get(v, 24)))):
             with open(Path(path).parent / "fits.csv") as f:
-                assert [int(r["shards"]) for r in csv.DictReader(f)] == [shards], (v, path)
+                rows = list(csv.DictReader(f))
+            assert [int(r["shards"]) for r in rows] == [shards], (v, path)
+        # and the epochs of the last deal's (hungarian's refit 16, LAST_DEAL_EPOCHS)
+        assert int(rows[0]["epochs"]) == LAST_DEAL_EPOCHS.get(v, 8), (v, end)
 
 
 def test_the_shipped_networks_are_those_the_command_makes() -> None:
