@@ -150,7 +150,7 @@ PROTOCOL_RUNS = tuple((f"cloned_{v}", f"train/{v}", f"{v}, cloned") for v in (
      "15 min to 231k"),
     ("hungarian", 1.5, "1.1M", "11 min to 252k decisions valued by 32 rollouts to the "
      "hand's end (no boundary value: the game ends on points earned during a hand)",
-     "95 min (two torch threads) to 1.02M"))) + (
+     "173 min (16 epochs on two torch threads, 8 on one) to 1.02M"))) + (
     ("scratch_casino_s0", "scratch/casino_s0", "casino, RL from scratch (MLP, seed 0)"),
     ("sums_casino_s0", "scratch/sums_casino_s0",
      "casino, RL from scratch (move scorer, table sums, seed 0)"),
@@ -565,14 +565,15 @@ NETWORK_ALONE_MATCHES = (
 ) + tuple(
     # the last deals refitted on more play-out shards (``agents.networks.LAST_DEAL_SHARDS``):
     # the thirty-ninth session's dominican, the fortieth's wippen, the forty-first's royal,
-    # the forty-second's hungarian; the forty-third's hungarian fitted for 16 epochs
+    # the forty-second's hungarian; the forty-third's hungarian fitted for 16, then 24 epochs
     # (``LAST_DEAL_EPOCHS``)
     row for v, n, epochs, shipped in (
         ("dominican", 120, 8, "since the thirty-ninth session"),
         ("wippen", 96, 8, "since the fortieth session"),
         ("royal", 96, 8, "since the forty-first session"),
         ("hungarian", 640, 8, "in the forty-second session"),
-        ("hungarian", 640, 16, "since the forty-third session"))
+        ("hungarian", 640, 16, "for part of the forty-third session"),
+        ("hungarian", 640, 24, "since the forty-third session"))
     for slug in [f"{v}_{n}" + (f"_e{epochs}" if epochs != 8 else "")]
     for row in (
         (v, f"its student before the last deal, on it the set network refitted on {n} "

@@ -165,7 +165,7 @@ def test_a_fit_stopped_and_resumed_from_its_checkpoint_is_the_same_fit(tmp_path)
 def test_a_constant_rate_fit_is_extended_from_a_checkpoint_of_fewer_epochs(tmp_path) -> None:
     """At a constant rate the epochs count changes nothing before the last one, so a finished
     2-epoch fit's checkpoint goes on to 3 epochs and gives the 3-epoch fit from scratch, bit
-    for bit (how hungarian's last deal was fitted for 16 epochs after 8); a cosine fit, or a
+    for bit (how hungarian's last deal was fitted for 16 and 24 epochs after 8); a cosine fit, or a
     checkpoint past the epochs asked for, is refused by name."""
     import torch
 

@@ -128,7 +128,7 @@ def test_a_preset_plays_its_own_shipped_networks(preset: str) -> None:
     # swazi's last deal by an MLP student of its set network too (its 12-card hands);
     # dominican's by its set network refitted on 120 play-out shards (thirty-ninth session),
     # wippen's on 96 (fortieth), royal's on 96 (forty-first), hungarian's on 640 (forty-second)
-    # for 16 epochs (forty-third)
+    # for 24 epochs (forty-third)
     last = f"_{LAST_DEAL_SHARDS[preset]}" if preset in LAST_DEAL_SHARDS else "_const"
     last += f"_e{LAST_DEAL_EPOCHS[preset]}" if preset in LAST_DEAL_EPOCHS else ""
     assert end.path.endswith(f"distill_net_{preset}{refit}_last_deal/student_256.pt"

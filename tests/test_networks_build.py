@@ -172,8 +172,8 @@ def test_more_shards_before_the_last_deal_go_to_their_own_folders(tmp_path, monk
     assert student[5]["networks"] == (str(exit_ / "midgame_net_hungarian_60/tail_net.pt"),
                                       str(exit_ / "endgame_net_hungarian_const/set_net.pt"))
     # and its last deal refitted on 640 play-out shards (LAST_DEAL_SHARDS, forty-second
-    # session) for 16 epochs (LAST_DEAL_EPOCHS, forty-third)
-    assert_last_deal_refit(refit, match, "hungarian", 640, 2, epochs=16)
+    # session) for 24 epochs (LAST_DEAL_EPOCHS, forty-third)
+    assert_last_deal_refit(refit, match, "hungarian", 640, 2, epochs=24)
     assert networks_build.before_last_shards("wippen") == 30
     assert networks_build.student_work("wippen", work) == work
     # a refit of another preset on 60 shards, asked for by --before-last-shards: the same
@@ -234,7 +234,7 @@ def test_the_command_settings_are_the_shipped_networks_records() -> None:
             with open(Path(path).parent / "fits.csv") as f:
                 rows = list(csv.DictReader(f))
             assert [int(r["shards"]) for r in rows] == [shards], (v, path)
-        # and the epochs of the last deal's (hungarian's refit 16, LAST_DEAL_EPOCHS)
+        # and the epochs of the last deal's (hungarian's refit 24, LAST_DEAL_EPOCHS)
         assert int(rows[0]["epochs"]) == LAST_DEAL_EPOCHS.get(v, 8), (v, end)
 
 
