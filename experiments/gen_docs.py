@@ -582,6 +582,12 @@ NETWORK_ALONE_MATCHES = (
          f"exit/endgame_net_{slug}/networks_v_heuristic"),
         (v, f"`networks:{v}` {shipped} (the same)", UNSEEN,
          f"exit/general/networks_{slug}_v_unseen_heuristic"))
+) + (
+    # the thirty-ninth session's dominican refit against the shipped search (forty-second and
+    # forty-third sessions)
+    ("dominican", "`networks:dominican` since the thirty-ninth session (its student before the "
+     "last deal, on it the set network refitted on 120 play-out shards)", SHIPPED_SEARCH,
+     "exit/general/networks_dominican_120_v_search"),
 ) + tuple(
     # the twenty-ninth session's students (``experiments.distill_net``): an MLP fitted to the
     # before-last network's values, in its place; the last deal's set network unchanged
