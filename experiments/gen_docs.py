@@ -588,6 +588,9 @@ NETWORK_ALONE_MATCHES = (
     ("dominican", "`networks:dominican` since the thirty-ninth session (its student before the "
      "last deal, on it the set network refitted on 120 play-out shards)", SHIPPED_SEARCH,
      "exit/general/networks_dominican_120_v_search"),
+    ("royal", "`networks:royal` since the forty-first session (its student before the last "
+     "deal, on it the set network refitted on 96 play-out shards)", SHIPPED_SEARCH,
+     "exit/general/networks_royal_96_v_search"),
 ) + tuple(
     # the twenty-ninth session's students (``experiments.distill_net``): an MLP fitted to the
     # before-last network's values, in its place; the last deal's set network unchanged
