@@ -582,15 +582,12 @@ NETWORK_ALONE_MATCHES = (
          f"exit/endgame_net_{slug}/networks_v_heuristic"),
         (v, f"`networks:{v}` {shipped} (the same)", UNSEEN,
          f"exit/general/networks_{slug}_v_unseen_heuristic"))
-) + (
-    # the thirty-ninth session's dominican refit against the shipped search (forty-second and
-    # forty-third sessions)
-    ("dominican", "`networks:dominican` since the thirty-ninth session (its student before the "
-     "last deal, on it the set network refitted on 120 play-out shards)", SHIPPED_SEARCH,
-     "exit/general/networks_dominican_120_v_search"),
-    ("royal", "`networks:royal` since the forty-first session (its student before the last "
-     "deal, on it the set network refitted on 96 play-out shards)", SHIPPED_SEARCH,
-     "exit/general/networks_royal_96_v_search"),
+) + tuple(
+    (v, f"`networks:{v}` since the {session} session (its student before the last deal, on "
+     f"it the set network refitted on {n} play-out shards)", SHIPPED_SEARCH,
+     f"exit/general/networks_{v}_{n}_v_search")
+    # the refitted last deals against the shipped search (forty-second, forty-third sessions)
+    for v, n, session in (("dominican", 120, "thirty-ninth"), ("royal", 96, "forty-first"))
 ) + tuple(
     # the twenty-ninth session's students (``experiments.distill_net``): an MLP fitted to the
     # before-last network's values, in its place; the last deal's set network unchanged
