@@ -109,6 +109,12 @@ def ladder_table() -> str:
     return "\n".join(out)
 
 
+def _refit_slug(preset: str, shards: int, epochs: int) -> str:
+    """``V_N[_eE]``: a last deal refitted on N play-out shards, for E epochs where not 8 (the
+    rows of refits no longer shipped, which ``agents.networks.last_deal_refit`` cannot name)."""
+    return f"{preset}_{shards}" + (f"_e{epochs}" if epochs != 8 else "")
+
+
 # The shipped ``networks:PRESET`` put through the protocol again where its last deal was
 # refitted on N play-out shards since its first run there (``networks_V_N``; the earlier runs
 # stay in networks_student_V: dominican's before the thirty-ninth session, wippen's before
@@ -138,7 +144,7 @@ PROTOCOL_RUNS = tuple((f"cloned_{v}", f"train/{v}", f"{v}, cloned") for v in (
     ("casino", 3.6, "1.5M", "31 min to 324k decisions valued by 32 rollouts to a learned "
      "deal-boundary value", "66 min to 646k"),
     ("royal", 3.4, "1.5M", "39 min to 312k decisions valued the same way",
-     "38 min (two torch threads) to 650k"),
+     "118 min (8 epochs on two torch threads, 8 on one) to 650k"),
     ("dominican", 4.0, "1.3M", "29 min to 298k decisions valued the same way",
      "55 min to 575k"),
     ("spade", 2.4, "1.5M", "23 min to 324k decisions valued the same way",
@@ -566,15 +572,16 @@ NETWORK_ALONE_MATCHES = (
     # the last deals refitted on more play-out shards (``agents.networks.LAST_DEAL_SHARDS``):
     # the thirty-ninth session's dominican, the fortieth's wippen, the forty-first's royal,
     # the forty-second's hungarian; the forty-third's hungarian fitted for 16, then 24 epochs
-    # (``LAST_DEAL_EPOCHS``)
+    # (``LAST_DEAL_EPOCHS``), the forty-fourth's royal for 16
     row for v, n, epochs, shipped in (
         ("dominican", 120, 8, "since the thirty-ninth session"),
         ("wippen", 96, 8, "since the fortieth session"),
-        ("royal", 96, 8, "since the forty-first session"),
+        ("royal", 96, 8, "from the forty-first to the forty-fourth session"),
+        ("royal", 96, 16, "since the forty-fourth session"),
         ("hungarian", 640, 8, "in the forty-second session"),
         ("hungarian", 640, 16, "for part of the forty-third session"),
         ("hungarian", 640, 24, "since the forty-third session"))
-    for slug in [f"{v}_{n}" + (f"_e{epochs}" if epochs != 8 else "")]
+    for slug in [_refit_slug(v, n, epochs)]
     for row in (
         (v, f"its student before the last deal, on it the set network refitted on {n} "
          f"play-out shards" + (f" for {epochs} epochs" if epochs != 8 else "")
@@ -583,11 +590,14 @@ NETWORK_ALONE_MATCHES = (
         (v, f"`networks:{v}` {shipped} (the same)", UNSEEN,
          f"exit/general/networks_{slug}_v_unseen_heuristic"))
 ) + tuple(
-    (v, f"`networks:{v}` since the {session} session (its student before the last deal, on "
-     f"it the set network refitted on {n} play-out shards)", SHIPPED_SEARCH,
-     f"exit/general/networks_{v}_{n}_v_search")
-    # the refitted last deals against the shipped search (forty-second, forty-third sessions)
-    for v, n, session in (("dominican", 120, "thirty-ninth"), ("royal", 96, "forty-first"))
+    (v, f"`networks:{v}` {shipped} (its student before the last deal, on it the set network "
+     f"refitted on {n} play-out shards" + (f" for {epochs} epochs" if epochs != 8 else "")
+     + ")", SHIPPED_SEARCH,
+     f"exit/general/networks_{_refit_slug(v, n, epochs)}_v_search")
+    # the refitted last deals against the shipped search (forty-second to forty-fourth sessions)
+    for v, n, epochs, shipped in (
+        ("dominican", 120, 8, "since the thirty-ninth session"),
+        ("royal", 96, 8, "from the forty-first to the forty-fourth session"))
 ) + tuple(
     # the twenty-ninth session's students (``experiments.distill_net``): an MLP fitted to the
     # before-last network's values, in its place; the last deal's set network unchanged

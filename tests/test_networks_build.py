@@ -213,9 +213,9 @@ def test_royal_and_dominican_are_remade_as_they_were_made(tmp_path, monkeypatch)
     assert last[4]["walk_shards"] == 24
     assert before[2] == exit_ / "midgame_net_royal_30" and before[4]["shards"] == 30
     assert student[3:5] == (exit_ / "distill_net_royal_30", exit_ / "_work_royal30")
-    # then its last deal refitted on 96 play-out shards (forty-first session: what
-    # networks:royal plays)
-    assert_last_deal_refit(refit, match, "royal", 96, 1)
+    # then its last deal refitted on 96 play-out shards (forty-first session) for 16 epochs
+    # (LAST_DEAL_EPOCHS, forty-fourth session: what networks:royal plays)
+    assert_last_deal_refit(refit, match, "royal", 96, 1, epochs=16)
 
 
 def test_the_command_settings_are_the_shipped_networks_records() -> None:
