@@ -115,6 +115,12 @@ def _refit_slug(preset: str, shards: int, epochs: int) -> str:
     return f"{preset}_{shards}" + (f"_e{epochs}" if epochs != 8 else "")
 
 
+def _refitted_on(shards: int, epochs: int) -> str:
+    """How such a refit is named in a row: its play-out shards, and its epochs where not 8."""
+    return f"refitted on {shards} play-out shards" + (
+        f" for {epochs} epochs" if epochs != 8 else "")
+
+
 # The shipped ``networks:PRESET`` put through the protocol again where its last deal was
 # refitted on N play-out shards since its first run there (``networks_V_N``; the earlier runs
 # stay in networks_student_V: dominican's before the thirty-ninth session, wippen's before
@@ -583,16 +589,15 @@ NETWORK_ALONE_MATCHES = (
         ("hungarian", 640, 24, "since the forty-third session"))
     for slug in [_refit_slug(v, n, epochs)]
     for row in (
-        (v, f"its student before the last deal, on it the set network refitted on {n} "
-         f"play-out shards" + (f" for {epochs} epochs" if epochs != 8 else "")
-         + f" (endgame_net_{slug}/set_net.pt; `networks:{v}` {shipped})", "heuristic",
+        (v, f"its student before the last deal, on it the set network "
+         f"{_refitted_on(n, epochs)} (endgame_net_{slug}/set_net.pt; `networks:{v}` "
+         f"{shipped})", "heuristic",
          f"exit/endgame_net_{slug}/networks_v_heuristic"),
         (v, f"`networks:{v}` {shipped} (the same)", UNSEEN,
          f"exit/general/networks_{slug}_v_unseen_heuristic"))
 ) + tuple(
     (v, f"`networks:{v}` {shipped} (its student before the last deal, on it the set network "
-     f"refitted on {n} play-out shards" + (f" for {epochs} epochs" if epochs != 8 else "")
-     + ")", SHIPPED_SEARCH,
+     f"{_refitted_on(n, epochs)})", SHIPPED_SEARCH,
      f"exit/general/networks_{_refit_slug(v, n, epochs)}_v_search")
     # the refitted last deals against the shipped search (forty-second to forty-fourth sessions)
     for v, n, epochs, shipped in (
