@@ -78,12 +78,13 @@ LAST_DEAL_SHARDS: dict[str, int] = {"dominican": 120, "wippen": 96, "royal": 96,
 LAST_DEAL_EPOCHS: dict[str, int] = {"hungarian": 24, "royal": 16}
 
 
-def last_deal_refit(preset: str) -> str:
+def last_deal_refit(preset: str, shards: int | None = None, epochs: int | None = None) -> str:
     """The folder (under experiments/results/exit) of ``preset``'s refitted last-deal network:
-    ``endgame_net_V_N`` for N play-out shards, ``_eE`` after it when fitted for E epochs."""
-    epochs = LAST_DEAL_EPOCHS.get(preset)
-    return (f"endgame_net_{preset}_{LAST_DEAL_SHARDS[preset]}"
-            + (f"_e{epochs}" if epochs else ""))
+    ``endgame_net_V_N`` for N play-out shards, ``_eE`` after it when fitted for E epochs other
+    than 8; the shipped refit's unless ``shards``/``epochs`` name an earlier one."""
+    shards = shards or LAST_DEAL_SHARDS[preset]
+    epochs = epochs or LAST_DEAL_EPOCHS.get(preset, 8)
+    return f"endgame_net_{preset}_{shards}" + (f"_e{epochs}" if epochs != 8 else "")
 
 
 for _v in LAST_DEAL_SHARDS:

@@ -110,9 +110,9 @@ def ladder_table() -> str:
 
 
 def _refit_slug(preset: str, shards: int, epochs: int) -> str:
-    """``V_N[_eE]``: a last deal refitted on N play-out shards, for E epochs where not 8 (the
-    rows of refits no longer shipped, which ``agents.networks.last_deal_refit`` cannot name)."""
-    return f"{preset}_{shards}" + (f"_e{epochs}" if epochs != 8 else "")
+    """``V_N[_eE]``: the refit's folder name (``agents.networks.last_deal_refit``) without its
+    ``endgame_net_``, which the match folders of that agent carry."""
+    return last_deal_refit(preset, shards, epochs).removeprefix("endgame_net_")
 
 
 def _refitted_on(shards: int, epochs: int) -> str:
