@@ -599,10 +599,11 @@ NETWORK_ALONE_MATCHES = (
     (v, f"`networks:{v}` {shipped} (its student before the last deal, on it the set network "
      f"{_refitted_on(n, epochs)})", SHIPPED_SEARCH,
      f"exit/general/networks_{_refit_slug(v, n, epochs)}_v_search")
-    # the refitted last deals against the shipped search (forty-second to forty-fourth sessions)
+    # the refitted last deals against the shipped search (forty-second to forty-fifth sessions)
     for v, n, epochs, shipped in (
         ("dominican", 120, 8, "since the thirty-ninth session"),
-        ("royal", 96, 8, "from the forty-first to the forty-fourth session"))
+        ("royal", 96, 8, "from the forty-first to the forty-fourth session"),
+        ("royal", 96, 16, "since the forty-fourth session"))
 ) + tuple(
     # the twenty-ninth session's students (``experiments.distill_net``): an MLP fitted to the
     # before-last network's values, in its place; the last deal's set network unchanged
