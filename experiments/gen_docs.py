@@ -198,25 +198,40 @@ def baselines_table() -> str:
     """The shipped models through benchmark protocol v1 (results.csv of each folder of
     ``PROTOCOL_RUNS``): hands won against each of v1's opponents with 95% intervals over
     duplicate deals, one row per model."""
-    out, opponents, labels = [], None, set()
+    out, opponents, labels, drifted = [], None, set(), False
     for name, train, label, *more in PROTOCOL_RUNS:
         rows = _rows(RESULTS / "protocol" / name / "results.csv")
         if not rows:
             continue
+        drift = _drifted(RESULTS / "protocol" / name / "results.json")
+        drifted |= bool(drift)
         labels.add(f"{rows[0]['protocol']} (`{rows[0]['protocol_hash']}`)")
         if opponents is None:
             opponents = [r["opponent"] for r in rows]
             out += ["| model | trained | " + " | ".join(f"v {o}" for o in opponents) + " |",
                     "|---|---|" + "---|" * len(opponents)]
         by_opp = {r["opponent"]: r for r in rows}
-        cells = [_interval(by_opp[o], "hands_won") if o in by_opp else "–" for o in opponents]
+        cells = [(_interval(by_opp[o], "hands_won") + (" †" if o in drift else ""))
+                 if o in by_opp else "–" for o in opponents]
         made = _trained(RESULTS / train) if train else ""  # None: no trained policy in it
         out.append(f"| {label} | {made}{''.join(more)} | " + " | ".join(cells) + " |")
     if not out:
         return ("_No protocol results yet: run `python -m experiments.evaluate --protocol v1 "
                 "--agent ppo:PATH --out experiments/results/protocol/<name>`._")
     out.append(f"\nHands won [95% CI], benchmark protocol {', '.join(sorted(labels))}.")
+    if drifted:
+        out[-1] += (" †: not comparable with v1, the opponent played differently from when v1 "
+                    "was fixed (its fingerprint; the run's results.md says how).")
     return "\n".join(out)
+
+
+def _drifted(results: Path) -> set[str]:
+    """The opponents a protocol run found playing differently from when the protocol was
+    fixed (its results.json's ``drift``: "preset / opponent: ..."), so not comparable."""
+    if not results.exists():
+        return set()
+    return {d.split(": ", 1)[0].split(" / ", 1)[1]
+            for d in json.loads(results.read_text()).get("drift", [])}
 
 
 SCRATCH = RESULTS / "scratch"

@@ -176,3 +176,32 @@ def test_match_table_rows_name_their_own_opponent(tmp_path, monkeypatch):
     assert lines[0].endswith("| thinking s/hand (agent, search) | agent's time / search's "
                              "[95% CI] | results |")
     assert "| 3.00, 0.05 | – |" in lines[2] and "| 3.00, 2.90 | 1.034 [1.010, 1.060] |" in lines[3]
+
+
+def test_protocol_cells_against_a_drifted_opponent_are_marked(tmp_path, monkeypatch):
+    """The README's protocol table marks with † a cell whose opponent played differently
+    from when the protocol was fixed (the run's results.json ``drift``), and says so under
+    the table; a run without drift is left unmarked (forty-fifth session: tuxedo's search
+    rolls out with the fast simulator since v1 was fixed)."""
+    import json
+
+    import experiments.gen_docs as gd
+
+    head = "protocol,protocol_hash,opponent,hands_won,hands_won_lo,hands_won_hi\n"
+    for name, drift in (("new", ["tuxedo / search:simulations=200: plays differently"]),
+                        ("old", [])):
+        folder = tmp_path / "protocol" / name
+        folder.mkdir(parents=True)
+        (folder / "results.csv").write_text(
+            head + "v1,sha256:x,heuristic,0.535,0.517,0.553\n"
+            "v1,sha256:x,search:simulations=200,0.43,0.369,0.491\n")
+        (folder / "results.json").write_text(json.dumps({"drift": drift}))
+    monkeypatch.setattr(gd, "RESULTS", tmp_path)
+    monkeypatch.setattr(gd, "PROTOCOL_RUNS", (("new", None, "A"), ("old", None, "B")))
+    lines = gd.baselines_table().splitlines()
+    assert lines[2] == "| A |  | 53.5% [51.7, 55.3] | 43.0% [36.9, 49.1] † |"
+    assert lines[3] == "| B |  | 53.5% [51.7, 55.3] | 43.0% [36.9, 49.1] |"
+    assert "†: not comparable with v1" in lines[-1]
+    assert gd._drifted(tmp_path / "protocol" / "missing.json") == set()
+    monkeypatch.setattr(gd, "PROTOCOL_RUNS", (("old", None, "B"),))
+    assert "†" not in gd.baselines_table()
