@@ -157,7 +157,7 @@ PROTOCOL_RUNS = tuple((f"cloned_{v}", f"train/{v}", f"{v}, cloned") for v in (
      "37 min to 217k"),
     ("wippen", 3.1, "1.5M", "14 min to 162k decisions valued the same way",
      "66 min to 650k"),
-    ("tuxedo", 1.9, "1.2M", "9 min to 127k decisions valued by 32 rollouts to the hand's "
+    ("tuxedo", 1.9, "1.2M", "21 min to 255k decisions valued by 32 rollouts to the hand's "
      "end (no boundary value: tuxedo scores oranges and sweeps as events)",
      "15 min to 231k"),
     ("hungarian", 1.5, "1.1M", "11 min to 252k decisions valued by 32 rollouts to the "
@@ -511,7 +511,8 @@ NETWORK_ALONE_MATCHES = (
     ("tuxedo", "two value networks: before the last deal tail_net.pt (30 shards valued by "
      "rollouts to the hand's end), on it the set network on 240 play-out shards", "heuristic",
      "exit/midgame_net_tuxedo_pipeline/networks_v_heuristic"),
-    ("tuxedo", "`networks:tuxedo` (its student before the last deal, the set network on it)",
+    ("tuxedo", "`networks:tuxedo` from the thirty-third to the forty-fifth session (its "
+     "30-shard student before the last deal, the set network on it)",
      UNSEEN, "exit/general/networks_tuxedo_v_unseen_heuristic"),
     # the thirty-fourth session's hungarian: rollouts to the hand's end, the fast simulator's
     # several-card plays
@@ -588,7 +589,18 @@ NETWORK_ALONE_MATCHES = (
      "(`networks:swazi` since the thirty-ninth session)", "heuristic",
      "exit/distill_net_swazi_10_last_deal/student_256_v_heuristic"),
     ("swazi", "`networks:swazi` (the two students)", UNSEEN,
-     "exit/general/networks_swazi_last_deal_v_unseen_heuristic")
+     "exit/general/networks_swazi_last_deal_v_unseen_heuristic"),
+    # the forty-fifth session's tuxedo refit: twice the decisions before the last deal (all
+    # 60 shards valued by the fast simulator's rollouts)
+    ("tuxedo", "two value networks: before the last deal a set network on 60 shards "
+     "(midgame_net_tuxedo_60/tail_net.pt), the shipped last deal's on it", "heuristic",
+     "exit/midgame_net_tuxedo_60/networks_v_heuristic"),
+    ("tuxedo", "before the last deal an MLP student (256 wide) of the 60-shard set network "
+     "(distill_net_tuxedo_60/student_256.pt; `networks:tuxedo` since the forty-fifth "
+     "session), the last deal's set network on it", "heuristic",
+     "exit/distill_net_tuxedo_60/student_256_v_heuristic"),
+    ("tuxedo", "`networks:tuxedo` since the forty-fifth session (the 60-shard student, the set "
+     "network on the last deal)", UNSEEN, "exit/general/networks_tuxedo_60_v_unseen_heuristic")
 ) + tuple(
     # the last deals refitted on more play-out shards (``agents.networks.LAST_DEAL_SHARDS``):
     # the thirty-ninth session's dominican, the fortieth's wippen, the forty-first's royal,
@@ -648,7 +660,8 @@ NETWORK_ALONE_MATCHES = (
         # the thirty-third session's: swedish's and tuxedo's
         ("swedish", 256, " (`networks:swedish` since the thirty-third session)", "heuristic",
          "student_256_v_heuristic"),
-        ("tuxedo", 256, " (`networks:tuxedo` since the thirty-third session)", "heuristic",
+        ("tuxedo", 256, " (`networks:tuxedo` from the thirty-third to the forty-fifth "
+         "session)", "heuristic",
          "student_256_v_heuristic"),
         # the thirty-fourth session's: hungarian's
         ("hungarian", 256, " (`networks:hungarian` in the thirty-fourth and thirty-fifth "

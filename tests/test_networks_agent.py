@@ -112,7 +112,8 @@ def test_a_preset_plays_its_own_shipped_networks(preset: str) -> None:
     ``networks:spade`` (twenty-eighth session; refitted before the last deal on 60 shards in
     the thirty-eighth), ``networks:wippen`` (thirty-first; its last deal refitted in the
     fortieth),
-    ``networks:swedish`` and ``networks:tuxedo`` (thirty-third), ``networks:hungarian``
+    ``networks:swedish`` and ``networks:tuxedo`` (thirty-third; tuxedo refitted before the
+    last deal on 60 shards in the forty-fifth), ``networks:hungarian``
     (thirty-fourth; refitted before the last deal on 60 shards in the thirty-sixth),
     ``networks:finnish`` (thirty-fifth), ``networks:krypkasino`` (thirty-seventh),
     ``networks:swazi`` (thirty-ninth, before the last deal on 10 shards, a student on the

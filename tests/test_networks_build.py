@@ -102,13 +102,18 @@ def test_a_made_boundary_value_and_a_cloned_policy_are_used(tmp_path, monkeypatc
 def test_rules_without_a_boundary_value_roll_out_to_the_hands_end(tmp_path, monkeypatch
                                                                   ) -> None:
     """Tuxedo scores oranges and sweeps as events, which a boundary value cannot see: no
-    boundary value is made, and the network before the last deal gets none."""
+    boundary value is made, and the network before the last deal gets none; it is fitted on
+    60 shards (BEFORE_LAST_SHARDS, forty-fifth session), into folders of its own."""
     monkeypatch.chdir(tmp_path)
     calls: list = []
     fake_steps(monkeypatch, calls)
     networks_build.build("tuxedo", workers=1)
     assert [c[0] for c in calls] == ["last_deal", "before_last", "student"]
     assert calls[1][4]["tail"] is None
+    exit_ = Path("experiments/results/exit")
+    assert calls[1][2:4] == (exit_ / "midgame_net_tuxedo_60", exit_ / "_work_tuxedo")
+    assert calls[1][4]["shards"] == 60
+    assert calls[2][3:5] == (exit_ / "distill_net_tuxedo_60", exit_ / "_work_tuxedo60")
     assert calls[0][4]["walk_shards"] == 240  # its last deal: 2 cards each
     assert not tail_value.tail_path("tuxedo").exists()
 
