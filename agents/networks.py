@@ -54,7 +54,7 @@ SET_NETWORKS: dict[str, tuple[str, str]] = {
 # and thirty-sixth sessions); spade's from 0.0987 to 0.0909 (the heuristic 0.139), its agent
 # +0.1 points of hands, paired, within noise (thirty-eighth session); swazi's on 10 (its
 # rollouts run to the hand's end; its strength is mostly the last deal's, thirty-ninth);
-# tuxedo's on 60 (its rollouts to the hand's end are noisy: the set networks +2.1 points of
+# tuxedo's on 60 (its rollouts to the hand's end are noisy: the set networks +2.2 points of
 # hands, paired, its agent with the new student +1.6, forty-fifth session)
 BEFORE_LAST_SHARDS: dict[str, int] = {"hungarian": 60, "spade": 60, "swazi": 10, "tuxedo": 60}
 for _v, _n in BEFORE_LAST_SHARDS.items():
