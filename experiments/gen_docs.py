@@ -211,7 +211,8 @@ def baselines_table() -> str:
             out += ["| model | trained | " + " | ".join(f"v {o}" for o in opponents) + " |",
                     "|---|---|" + "---|" * len(opponents)]
         by_opp = {r["opponent"]: r for r in rows}
-        cells = [(_interval(by_opp[o], "hands_won") + (" †" if o in drift else ""))
+        cells = [(_interval(by_opp[o], "hands_won")
+                  + (" †" if (by_opp[o]["preset"], o) in drift else ""))
                  if o in by_opp else "–" for o in opponents]
         made = _trained(RESULTS / train) if train else ""  # None: no trained policy in it
         out.append(f"| {label} | {made}{''.join(more)} | " + " | ".join(cells) + " |")
@@ -225,13 +226,14 @@ def baselines_table() -> str:
     return "\n".join(out)
 
 
-def _drifted(results: Path) -> set[str]:
-    """The opponents a protocol run found playing differently from when the protocol was
-    fixed (its results.json's ``drift``: "preset / opponent: ..."), so not comparable."""
-    if not results.exists():
-        return set()
-    return {d.split(": ", 1)[0].split(" / ", 1)[1]
-            for d in json.loads(results.read_text()).get("drift", [])}
+def _drifted(results: Path) -> set[tuple[str, str]]:
+    """The (preset, opponent) pairs a protocol run found playing differently from when the
+    protocol was fixed (``experiments.protocol.drifted`` of its results.json), so not
+    comparable."""
+    from experiments.protocol import drifted
+
+    return drifted(json.loads(results.read_text()).get("drift", [])) if results.exists() \
+        else set()
 
 
 SCRATCH = RESULTS / "scratch"
@@ -401,6 +403,23 @@ HEURISTIC_ENDGAME_MATCHES = tuple(
 # against a tuning of it no network was trained with or against.
 UNSEEN = "`heuristic:threat=0.3,residue=0.5` (another tuning)"
 SHIPPED_SEARCH = "search (shipped, 400 rollouts)"
+# The last deals refitted on more play-out shards (``agents.networks.LAST_DEAL_SHARDS``), each
+# (preset, shards, epochs, when `networks:V` played it): the thirty-ninth session's dominican,
+# the fortieth's wippen, the forty-first's royal, the forty-second's hungarian; the
+# forty-third's hungarian fitted for 16, then 24 epochs (``LAST_DEAL_EPOCHS``), the
+# forty-fourth's royal for 16
+REFITS = (
+    ("dominican", 120, 8, "since the thirty-ninth session"),
+    ("wippen", 96, 8, "since the fortieth session"),
+    ("royal", 96, 8, "from the forty-first to the forty-fourth session"),
+    ("royal", 96, 16, "since the forty-fourth session"),
+    ("hungarian", 640, 8, "in the forty-second session"),
+    ("hungarian", 640, 16, "for part of the forty-third session"),
+    ("hungarian", 640, 24, "since the forty-third session"))
+# those whose match against the shipped search is finished and committed (named, so that an
+# unfinished match folder on disk never changes the docs)
+SEARCHED_REFITS = {("dominican", 120, 8), ("royal", 96, 8), ("royal", 96, 16)}
+
 NETWORK_ALONE_MATCHES = (
     ("casino", "cloned policy alone (train/casino/model.zip)", "heuristic",
      "exit/cloned_v_heuristic_casino_s21"),
@@ -602,18 +621,8 @@ NETWORK_ALONE_MATCHES = (
     ("tuxedo", "`networks:tuxedo` since the forty-fifth session (the 60-shard student, the set "
      "network on the last deal)", UNSEEN, "exit/general/networks_tuxedo_60_v_unseen_heuristic")
 ) + tuple(
-    # the last deals refitted on more play-out shards (``agents.networks.LAST_DEAL_SHARDS``):
-    # the thirty-ninth session's dominican, the fortieth's wippen, the forty-first's royal,
-    # the forty-second's hungarian; the forty-third's hungarian fitted for 16, then 24 epochs
-    # (``LAST_DEAL_EPOCHS``), the forty-fourth's royal for 16
-    row for v, n, epochs, shipped in (
-        ("dominican", 120, 8, "since the thirty-ninth session"),
-        ("wippen", 96, 8, "since the fortieth session"),
-        ("royal", 96, 8, "from the forty-first to the forty-fourth session"),
-        ("royal", 96, 16, "since the forty-fourth session"),
-        ("hungarian", 640, 8, "in the forty-second session"),
-        ("hungarian", 640, 16, "for part of the forty-third session"),
-        ("hungarian", 640, 24, "since the forty-third session"))
+    # the refitted last deals (``REFITS``) against the heuristic and another tuning
+    row for v, n, epochs, shipped in REFITS
     for slug in [_refit_slug(v, n, epochs)]
     for row in (
         (v, f"its student before the last deal, on it the set network "
@@ -627,10 +636,7 @@ NETWORK_ALONE_MATCHES = (
      f"{_refitted_on(n, epochs)})", SHIPPED_SEARCH,
      f"exit/general/networks_{_refit_slug(v, n, epochs)}_v_search")
     # the refitted last deals against the shipped search (forty-second to forty-fifth sessions)
-    for v, n, epochs, shipped in (
-        ("dominican", 120, 8, "since the thirty-ninth session"),
-        ("royal", 96, 8, "from the forty-first to the forty-fourth session"),
-        ("royal", 96, 16, "since the forty-fourth session"))
+    for v, n, epochs, shipped in REFITS if (v, n, epochs) in SEARCHED_REFITS
 ) + tuple(
     # the twenty-ninth session's students (``experiments.distill_net``): an MLP fitted to the
     # before-last network's values, in its place; the last deal's set network unchanged

@@ -273,10 +273,19 @@ def check_fingerprints(protocol: Protocol, presets: Sequence[str],
                 continue
             got = fingerprint(preset, opp, entry["hands"]["seed"], protocol.players)
             if got != want:
-                drift.append(f"{preset} / {opp}: plays differently from when {protocol.version} "
-                             f"was fixed (fingerprint {got}, protocol {want}): the engine or "
-                             "the opponent changed")
+                drift.append(f"{preset}{_DRIFT_SEP}{opp}: plays differently from when "
+                             f"{protocol.version} was fixed (fingerprint {got}, protocol "
+                             f"{want}): the engine or the opponent changed")
     return drift
+
+
+_DRIFT_SEP = " / "  # "preset / opponent: ..." in ``check_fingerprints``' messages
+
+
+def drifted(drift: Sequence[str]) -> set[tuple[str, str]]:
+    """The (preset, opponent) pairs of ``check_fingerprints``' messages (a run's results.json
+    ``drift``): the cells of that run not comparable with its protocol."""
+    return {tuple(d.split(": ", 1)[0].split(_DRIFT_SEP, 1)) for d in drift}
 
 
 # -- running ------------------------------------------------------------------------------------

@@ -187,14 +187,14 @@ def test_protocol_cells_against_a_drifted_opponent_are_marked(tmp_path, monkeypa
 
     import experiments.gen_docs as gd
 
-    head = "protocol,protocol_hash,opponent,hands_won,hands_won_lo,hands_won_hi\n"
+    head = "protocol,protocol_hash,preset,opponent,hands_won,hands_won_lo,hands_won_hi\n"
     for name, drift in (("new", ["tuxedo / search:simulations=200: plays differently"]),
                         ("old", [])):
         folder = tmp_path / "protocol" / name
         folder.mkdir(parents=True)
         (folder / "results.csv").write_text(
-            head + "v1,sha256:x,heuristic,0.535,0.517,0.553\n"
-            "v1,sha256:x,search:simulations=200,0.43,0.369,0.491\n")
+            head + "v1,sha256:x,tuxedo,heuristic,0.535,0.517,0.553\n"
+            "v1,sha256:x,tuxedo,search:simulations=200,0.43,0.369,0.491\n")
         (folder / "results.json").write_text(json.dumps({"drift": drift}))
     monkeypatch.setattr(gd, "RESULTS", tmp_path)
     monkeypatch.setattr(gd, "PROTOCOL_RUNS", (("new", None, "A"), ("old", None, "B")))

@@ -17,6 +17,7 @@ from experiments.protocol import (
     check_fingerprints,
     content_sha256,
     default_out,
+    drifted,
     fingerprint,
     load_protocol,
     markdown,
@@ -261,6 +262,7 @@ def test_a_changed_opponent_marks_the_numbers_not_comparable(tmp_path) -> None:
     said = []
     run = run_protocol(load_protocol(path), "random", progress=False, say=said.append)
     assert len(run.drift) == 1 and run.drift[0].startswith("casino / random: plays differently")
+    assert drifted(run.drift) == {("casino", "random")}  # the cells the README marks with †
     assert not run.comparable and any(s.startswith("WARNING casino / random") for s in said)
     assert "NOT COMPARABLE with test-small" in markdown(run)
     assert run.rows[0]["games"] is None and "| – |" in markdown(run)  # no games in it
