@@ -240,18 +240,20 @@ def pipeline(variant: str, out: Path, runs: Path = Path("runs/midgame_net"),
         raise SystemExit(f"error: no last-deal network {endgame} (experiments.endgame_net "
                          "pipeline makes one)")
     run = runs / f"{variant}_tail"
+    # named by the shard count: a refit on more shards in the same work folder resumes its own
+    # fit, never the earlier one's
+    ckpt = runs / f"{variant}_tail_{shards}.ckpt"
     net = out / "tail_net.pt"
     if net.exists():  # the shards only feed the fit: a fresh checkout need not remake them
-        print(f"[1-2/3] {net} is there (delete it and {runs / f'{variant}_tail.ckpt'} to "
-              "collect and fit again)", flush=True)
+        print(f"[1-2/3] {net} is there (delete it and {ckpt} to collect and fit again)",
+              flush=True)
     else:
         to = tail or "the hand's end (no boundary value is defined for these rules)"
         print(f"[1/3] {shards} shards of {shard_hands} hands valued by {rollouts} rollouts "
               f"to {to} into {run}", flush=True)
         collect(variant, shard_hands, shards, 2, workers, run, rollouts, CANDIDATES, tail)
         print(f"[2/3] the set network into {net}", flush=True)
-        endgame_net.fit_set_net(run, out, variant, epochs, net,
-                                runs / f"{variant}_tail.ckpt", threads, hidden=hidden,
+        endgame_net.fit_set_net(run, out, variant, epochs, net, ckpt, threads, hidden=hidden,
                                 lr_schedule=lr_schedule)
     print(f"[3/3] the two networks against the heuristic, {hands:,} hands", flush=True)
     return endgame_net.closing_match(

@@ -191,7 +191,7 @@ def test_the_pipeline_collects_fits_and_plays_the_two_networks_then_resumes(tmp_
               endgame=Path(SET_NET))
     first = midgame_net.pipeline("casino", out, runs, **kw)
     assert len(list((runs / "casino_tail").glob("shard_*.npz"))) == 2
-    assert (out / "tail_net.pt").is_file() and (runs / "casino_tail.ckpt").is_file()
+    assert (out / "tail_net.pt").is_file() and (runs / "casino_tail_2.ckpt").is_file()
     assert AfterstateNet(out / "tail_net.pt").scope == BEFORE_LAST
     assert first["hands"] == 2
     net = out / "tail_net.pt"
@@ -200,6 +200,12 @@ def test_the_pipeline_collects_fits_and_plays_the_two_networks_then_resumes(tmp_
     again = midgame_net.pipeline("casino", out, runs, **kw)  # every step found done
     assert (out / "tail_net.pt").stat().st_mtime_ns == mtime and again == first
     assert json.loads((out / "networks_v_heuristic" / "summary.json").read_text())["hands"] == 2
+    # a refit on more shards in the same work folder fits afresh beside the first fit's
+    # checkpoint instead of stopping at it (it is another fit)
+    more = midgame_net.pipeline("casino", tmp_path / "out3", runs, **{**kw, "shards": 3})
+    assert len(list((runs / "casino_tail").glob("shard_*.npz"))) == 3
+    assert (runs / "casino_tail_3.ckpt").is_file() and (runs / "casino_tail_2.ckpt").is_file()
+    assert more["hands"] == 2 and (tmp_path / "out3" / "tail_net.pt").is_file()
     with pytest.raises(SystemExit, match="no boundary value"):
         midgame_net.pipeline("casino", out, runs, **{**kw, "tail": tmp_path / "none.npz"})
     with pytest.raises(SystemExit, match="no last-deal network"):
