@@ -76,7 +76,10 @@ FIELDS = ("variant", "net", "shards", "decisions", "afterstates", "hidden", "epo
           "residual", "loss", "dropout", "weight_decay", "ranks", "heuristic_scores",
           "regret", "regret_temp", "card_weights", "extra_decisions",
           "train_decisions", "held_decisions", "heuristic_lost", "net_lost", "net_train_lost",
-          "held_mse", "fit_minutes", "lr_schedule")
+          "held_mse", "fit_minutes", "lr_schedule", "label")
+# what a fit regresses on (``load``'s label): each move's mean hand point difference, or its
+# mean hand result (+1 won, 0 drawn, -1 lost; ``y_won``, where rollouts ran to the hand's end)
+LABELS_FITTED = ("points", "won")
 LR_SCHEDULES = ("constant", "cosine")
 BATCH = 128  # decisions a step (all of each decision's moves)
 HEARTS, CLUBS = 1, 3  # suit order in a card id (4 * rank + suit): S, H, D, C
@@ -139,13 +142,16 @@ def collect_shard(job: tuple) -> str:
 
 def _save_shard(dest: Path, xs: list, ys: list, groups: list, picks: list, width: int,
                 deals: list | None = None, scope: str | None = None,
-                candidates: int = 0, max_cards: int = 0) -> str:
+                candidates: int = 0, max_cards: int = 0, won: list | None = None) -> str:
     """Write a shard whole (through a .tmp file, so ``load`` never sees half of one); ``deals``:
     each row's deal, where held-out decisions are to be whole deals; ``scope``: where a
     network fitted on it plays (``agents.afterstate.SCOPES``; none: the last deal), with the
-    ``candidates`` it chooses among; ``max_cards``: the most cards a mover held (0: any)."""
+    ``candidates`` it chooses among; ``max_cards``: the most cards a mover held (0: any);
+    ``won``: each row's mean hand result besides its points (``y_won``, ``load``'s label)."""
     tmp = dest.with_suffix(".tmp.npz")
     more = {} if deals is None else {"deal": np.array(deals, np.int64)}
+    if won is not None:
+        more["y_won"] = np.array(won, np.float32)
     if scope is not None:
         more |= {"scope": np.array(scope), "candidates": np.array(candidates)}
     if max_cards:
@@ -382,8 +388,9 @@ def collect(variant: str, hands: int, shards: int, seed: int, workers: int, run:
             pass
 
 
-def load(run: Path) -> dict:
-    """All shards of ``run``: afterstates, values, decision ids (unique across shards),
+def load(run: Path, label: str = "points") -> dict:
+    """All shards of ``run``: afterstates, values (``label``: "won" reads the mean hand results
+    instead of the points, where collect stored them), decision ids (unique across shards),
     whether the heuristic chose each move, and each decision's deal (``deal_of``: the held-out
     split's unit; each decision its own where a shard has no deals) and the most cards a mover
     held (``max_cards``, 0: any; ``collect --from-cards``)."""
@@ -402,7 +409,11 @@ def load(run: Path) -> dict:
             raise SystemExit(f"error: {f} holds decisions of another scope than the shards "
                              f"before it ({sorted(kinds)})")
         deal = d["deal"] if "deal" in d else d["group"]
-        parts.append((d["x"], d["y"], d["group"] + offset, d["heuristic"], deal + deals))
+        if label == "won" and "y_won" not in d:
+            raise SystemExit(f"error: {f} holds no hand results (y_won); collect it again "
+                             "with rollouts to the hand's end (no --tail)")
+        y = d["y_won"] if label == "won" else d["y"]
+        parts.append((d["x"], y, d["group"] + offset, d["heuristic"], deal + deals))
         offset += int(d["group"].max()) + 1 if len(d["group"]) else 0
         deals += int(deal.max()) + 1 if len(deal) else 0
     x, y, g, h, deal = (np.concatenate([p[i] for p in parts]) for i in range(5))
@@ -487,9 +498,11 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
         regret_temp: float = 0.5, card_weights: list[float] | None = None,
         kind: str = "mlp", layers: int = 2, lr_schedule: str = "constant",
         checkpoint: Path | None = None, stop_after: int | None = None,
-        threads: int = 1) -> dict | None:
+        threads: int = 1, label: str = "points") -> dict | None:
     """Fit an afterstate value network to exact move values; write its row to ``out``'s
     fits.csv (None when ``stop_after`` epochs end the run early, its ``checkpoint`` kept).
+    ``label`` "won": to the moves' mean hand results instead of their points (not residual:
+    the static lead it would add is in points).
     ``lr_schedule`` "cosine" anneals the learning rate to 0 over the epochs; ``checkpoint``
     is written after each epoch and resumed from when it exists (bit for bit the same fit)."""
     import torch
@@ -504,9 +517,15 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
     if stop_after is not None and (checkpoint is None or stop_after < 1):
         raise SystemExit("error: --stop-after N needs --checkpoint PATH and N >= 1 (the "
                          "checkpoint is what a later run resumes from)")
+    if label not in LABELS_FITTED:
+        raise SystemExit(f"error: --label must be one of {', '.join(LABELS_FITTED)}, got "
+                         f"{label!r}")
+    if label == "won" and residual:
+        raise SystemExit("error: --label won needs --no-residual (the static lead a residual "
+                         "network adds is in points, the hand results are not)")
     torch.set_num_threads(max(1, threads))
     torch.manual_seed(seed)
-    d = load(run)
+    d = load(run, label)
     rng = np.random.default_rng(seed)
     # held out: whole deals (each decision its own deal in shards without deals, as before)
     held_decision = (rng.random(int(d["deal_of"].max()) + 1) < HELD_SHARE)[d["deal_of"]]
@@ -514,7 +533,7 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
     if isinstance(extra, (str, Path)):
         extra = [extra]
     for more in extra or ():  # more training decisions; the held-out ones stay ``run``'s
-        e = load(Path(more))
+        e = load(Path(more), label)
         if (e["scope"], e["candidates"]) != (d["scope"], d["candidates"]):
             raise SystemExit(f"error: {more}'s decisions are of scope {e['scope']}, {run}'s "
                              f"of {d['scope']} (a network plays one or the other)")
@@ -581,6 +600,8 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
                 "hidden": hidden, "layers": layers, "epochs": epochs, "seed": seed,
                 "lr_schedule": lr_schedule, "loss": loss_kind, "augment": augment,
                 "rows": len(y)}
+    if label != "points":  # so a points fit's checkpoint still resumes as before
+        settings["label"] = label
     done, spent = _resume(checkpoint, settings, net, opt, sched, rng, train_dec)
     t0 = time.perf_counter() - spent
     for epoch in tqdm(range(done, epochs), desc="fit", initial=done, total=epochs):
@@ -652,7 +673,7 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
            "net_train_lost": round(points_lost(y[sample], pred[sample], g[sample]), 4),
            "held_mse": round(float(((pred[held_idx] - y[held_idx]) ** 2).mean()), 3),
            "fit_minutes": round((time.perf_counter() - t0) / 60, 1),
-           "lr_schedule": lr_schedule}
+           "lr_schedule": lr_schedule, "label": label}
     out.mkdir(parents=True, exist_ok=True)
     path = out / "fits.csv"
     rows = []
@@ -661,7 +682,7 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
             rows = [{"net": "mlp", "dropout": 0.0, "weight_decay": 0.0, "ranks": False,
                      "extra_decisions": 0, "lr_schedule": "constant",
                      "heuristic_scores": False, "regret": 0.0, "regret_temp": 0.5,
-                     "card_weights": "", **r}
+                     "card_weights": "", "label": "points", **r}
                     for r in csv.DictReader(f)]
     with path.open("w", newline="") as f:
         w = csv.DictWriter(f, FIELDS)
@@ -744,7 +765,8 @@ def write_summary(out: Path) -> None:
         lines.append(f"| {r['variant']} | {r.get('net') or 'mlp'} "
                      f"| {int(r['decisions']):,} ({int(r['afterstates']):,}) "
                      f"| {r['hidden']} | {_epochs_cell(r)} | {r['augment']} | {r['residual']} "
-                     f"| {r['loss']} | {_regret_cell(r)} | {r.get('card_weights') or '–'} "
+                     f"| {r['loss']}{' (hand results)' if r.get('label') == 'won' else ''} "
+                     f"| {_regret_cell(r)} | {r.get('card_weights') or '–'} "
                      f"| {r['dropout']} "
                      f"| {r['weight_decay']} | {r['ranks']} "
                      f"| {r.get('heuristic_scores') or False} "
@@ -1035,6 +1057,10 @@ def main(argv: list[str] | None = None) -> None:
     f.add_argument("--stop-after", type=int, default=None, metavar="N",
                    help="with --checkpoint: stop once N epochs are done (resume later)")
     f.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
+    f.add_argument("--label", choices=LABELS_FITTED, default="points",
+                   help="fit the moves' mean hand points (default) or their mean hand "
+                        "results, +1 won, 0 drawn, -1 lost (shards of rollouts to the hand's "
+                        "end; with --no-residual)")
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--out", type=Path, required=True)
     q = pipeline_parser(sub, "one preset's network-alone last deal end to end: collect, fit, "
@@ -1088,7 +1114,7 @@ def main(argv: list[str] | None = None) -> None:
                               a.residual, a.loss, a.dropout, a.weight_decay, a.ranks, a.extra,
                               a.save, a.use_scores, a.regret, a.regret_temp,
                               a.card_weights, a.kind, a.layers, a.lr_schedule,
-                              a.checkpoint, a.stop_after, a.threads)))
+                              a.checkpoint, a.stop_after, a.threads, a.label)))
 
 
 if __name__ == "__main__":

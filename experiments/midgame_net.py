@@ -60,12 +60,14 @@ ROLLOUTS = 16
 
 
 def rollout_values(view, moves: list, rollouts: int, rng: random.Random,
-                   tail=None) -> list[float]:
+                   tail=None, won: list | None = None) -> list[float]:
     """Each move's mean hand point difference for the mover over ``rollouts`` deals of the
     cards ``view`` cannot see, every move played on the same deals with the same rollout
     seeds (the search agent's valuation, without its prior). ``tail``: a boundary value
     (``agents.tail_value.TailValue``) where each rollout stops at the next deal boundary and
-    takes its value, as ``search:tail=PATH`` does (less of the later deals' luck in each)."""
+    takes its value, as ``search:tail=PATH`` does (less of the later deals' luck in each).
+    ``won`` (rollouts to the hand's end only) gets each move's mean hand result on the same
+    rollouts too: +1 a hand won, 0 drawn, -1 lost (what hands won count, not points)."""
     from agents.fastsim import supported
     from agents.search import determinization_value
     from agents.tail_value import deferred
@@ -73,6 +75,8 @@ def rollout_values(view, moves: list, rollouts: int, rng: random.Random,
     from casino_env.engine.play import play
     from casino_env.engine.scoring import restricted
 
+    if won is not None and tail is not None:
+        raise ValueError("a hand result needs rollouts to the hand's end, not a boundary value")
     rules = view.rules
     side, w, fast = rules.side(view.seat), static_weights(rules), supported(rules)
     cut, pending = None, []
@@ -82,8 +86,11 @@ def rollout_values(view, moves: list, rollouts: int, rng: random.Random,
     deals = [(view.determinize(rng), rng.getrandbits(32)) for _ in range(rollouts)]
     totals = []
     for m in moves:
-        total = sum(determinization_value(det, play(det, m), side, w, seed, 0.0, "builder",
-                                          fast, tail=cut) for det, seed in deals)
+        samples = [determinization_value(det, play(det, m), side, w, seed, 0.0, "builder",
+                                         fast, tail=cut) for det, seed in deals]
+        total = sum(samples)
+        if won is not None:  # the hand's points difference: its sign is the hand's result
+            won.append(sum((v > 0) - (v < 0) for v in samples) / rollouts)
         if pending:
             total += float(tail.batch(pending, side).sum())
             pending.clear()
@@ -114,11 +121,13 @@ def collect_shard(job: tuple) -> str:
     layout = layout_of(new_game(variant, 2, seed=0).rules)
     width = layout.size + 52 + 2
     xs, ys, groups, picks, deals, decision = [], [], [], [], [], 0
+    # rollouts to the hand's end also give each move's mean hand result (``y_won``)
+    results: list | None = [] if tail is None else None
     for k, st, view, moves, scores, own in heuristic_line(variant, hands, seed, rng):
         if len(moves) > 1 and not perfect_information(view):
             order = top_candidates(scores, candidates)
             cands = [moves[i] for i in order]
-            values = rollout_values(view, cands, rollouts, rng, tail)
+            values = rollout_values(view, cands, rollouts, rng, tail, results)
             cols = heuristic_columns(st, cands, [scores[i] for i in order])
             for m, v, c in zip(cands, values, cols):
                 row = afterstate_row(layout, play(st, m, deal_next=False), st.current,
@@ -130,7 +139,7 @@ def collect_shard(job: tuple) -> str:
                 deals.append(k)
             decision += 1
     return _save_shard(dest, xs, ys, groups, picks, width, deals, scope=BEFORE_LAST,
-                       candidates=candidates)
+                       candidates=candidates, won=results)
 
 
 def collect(variant: str, hands: int, shards: int, seed: int, workers: int, run: Path,

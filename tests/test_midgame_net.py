@@ -69,6 +69,23 @@ def test_with_a_boundary_value_each_rollout_stops_at_the_next_deal() -> None:
         [7.0] * len(moves)
 
 
+def test_rollouts_to_the_hands_end_also_give_each_moves_mean_hand_result() -> None:
+    """``won``: on the same rollouts as the points, each move's mean hand result (+1 won, 0
+    drawn, -1 lost: the sign of the hand's point difference), which hands won count."""
+    st = _midhand(3)
+    view, moves = PlayerView(st, st.current), legal_moves(st)
+    won: list = []
+    points = midgame_net.rollout_values(view, moves, 1, random.Random(5), won=won)
+    assert points == midgame_net.rollout_values(view, moves, 1, random.Random(5))
+    assert won == [float(np.sign(v)) for v in points]  # one rollout: its sign
+    assert len(set(won)) > 1
+    won8: list = []
+    midgame_net.rollout_values(view, moves, 8, random.Random(5), won=won8)
+    assert all(-1 <= w <= 1 and (w * 8).is_integer() for w in won8)
+    with pytest.raises(ValueError, match="hand's end"):  # a boundary value ends no hand
+        midgame_net.rollout_values(view, moves, 1, random.Random(5), tail=object(), won=[])
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     """Two small shards (rollouts of 1 deal each) and a set network fitted on them."""
@@ -96,6 +113,40 @@ def test_shards_hold_the_heuristics_best_moves_seen_without_the_opponents_hand(r
     twice = midgame_net.collect_shard(("casino", 2, 7, runs / "twice.npz", 1, 8, None))
     a, b = np.load(again), np.load(twice)
     assert all(np.array_equal(a[k], b[k]) for k in a)  # the same seed, the same shard
+
+
+def test_shards_hold_the_hand_results_and_a_fit_regresses_on_them(runs, tmp_path) -> None:
+    """Rollouts to the hand's end store each row's mean hand result (``y_won``) beside its
+    points; ``fit --label won`` regresses on them (not residual: the static lead is in
+    points), and shards without them are named."""
+    import csv
+
+    d = np.load(runs / "run" / "shard_000.npz")
+    assert np.array_equal(d["y_won"], np.sign(d["y"]))  # one rollout a move
+    assert np.array_equal(endgame_net.load(runs / "run", "won")["y"],
+                          np.concatenate([np.load(runs / "run" / f"shard_00{k}.npz")["y_won"]
+                                          for k in range(2)]))
+    with pytest.raises(SystemExit, match="needs --no-residual"):
+        endgame_net.fit(runs / "run", tmp_path, "casino", 8, 1, False, 0, True, "centered",
+                        kind="set", layers=1, label="won")
+    with pytest.raises(SystemExit, match="--label must be one of points, won"):
+        endgame_net.fit(runs / "run", tmp_path, "casino", 8, 1, False, 0, False, "centered",
+                        kind="set", layers=1, label="sign")
+    row = endgame_net.fit(runs / "run", tmp_path, "casino", 8, 1, False, 0, False, "centered",
+                          kind="set", layers=1, label="won", save=tmp_path / "won.pt")
+    assert row["label"] == "won" and row["residual"] is False
+    assert row["heuristic_lost"] <= 2  # hand results lost a decision: at most -1 to +1
+    with (tmp_path / "fits.csv").open() as f:
+        assert [r["label"] for r in csv.DictReader(f)] == ["won"]
+    assert "| centered (hand results) |" in (tmp_path / "summary.md").read_text()
+    assert AfterstateNet(tmp_path / "won.pt").scope == BEFORE_LAST
+    no_results = tmp_path / "old"
+    no_results.mkdir()
+    old = dict(np.load(runs / "run" / "shard_000.npz"))
+    del old["y_won"]
+    np.savez(no_results / "shard_000.npz", **old)
+    with pytest.raises(SystemExit, match="holds no hand results"):
+        endgame_net.load(no_results, "won")
 
 
 def test_a_rows_value_ignores_what_the_mover_cannot_see(runs) -> None:
