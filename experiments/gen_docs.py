@@ -627,7 +627,18 @@ NETWORK_ALONE_MATCHES = (
      "heuristic", "exit/midgame_net_tuxedo_120/networks_v_heuristic"),
     ("tuxedo", "before the last deal an MLP student (256 wide) of the 120-shard set network "
      "(distill_net_tuxedo_120/student_256.pt; not shipped), the last deal's set network on it",
-     "heuristic", "exit/distill_net_tuxedo_120/student_256_v_heuristic")
+     "heuristic", "exit/distill_net_tuxedo_120/student_256_v_heuristic"),
+    # and on the first 30 of those shards, what the network before the last deal regresses on:
+    # the points as shipped, the points without the static lead, the hand results
+    ("tuxedo", "two value networks: before the last deal a set network on 30 fast-simulator "
+     "shards (midgame_net_tuxedo_30fs; points, residual, as shipped), the last deal's on it",
+     "heuristic", "exit/midgame_net_tuxedo_30fs/networks_v_heuristic"),
+    ("tuxedo", "the same, the set network fitted to the points without the static lead "
+     "(midgame_net_tuxedo_30_points)", "heuristic",
+     "exit/midgame_net_tuxedo_30_points/networks_v_heuristic"),
+    ("tuxedo", "the same, the set network fitted to the moves' mean hand results, +1 won, 0 "
+     "drawn, -1 lost (midgame_net_tuxedo_30_won)", "heuristic",
+     "exit/midgame_net_tuxedo_30_won/networks_v_heuristic")
 ) + tuple(
     # the refitted last deals (``REFITS``) against the heuristic and another tuning
     row for v, n, epochs, shipped in REFITS
