@@ -31,10 +31,12 @@ network's value there, as ``search:tail=PATH`` does: on casino decisions a sixth
 noise of full rollouts, in a quarter of the time). Each
 move's row is its afterstate from the mover's seat (``agents.afterstate.afterstate_row``,
 hidden: no opponent plane) with the heuristic's columns; its value is the mean hand point
-difference for the mover. Shards of ``--hands`` hands each (the hand is the held-out unit),
-written as they finish; a rerun skips those on disk. The rows are those of
-``experiments.endgame_net`` (scope ``before_last`` stored with them), so its ``fit`` fits
-them and saves a network that ``midgame_net=PATH`` plays (heuristic and ppo agents).
+difference for the mover (rollouts to the hand's end also store the mean hand result, +1
+won, 0 drawn, -1 lost, as ``y_won``: ``endgame_net fit --label won`` fits that instead).
+Shards of ``--hands`` hands each (the hand is the held-out unit), written as they finish; a
+rerun skips those on disk. The rows are those of ``experiments.endgame_net`` (scope
+``before_last`` stored with them), so its ``fit`` fits them and saves a network that
+``midgame_net=PATH`` plays (heuristic and ppo agents).
 """
 
 from __future__ import annotations
