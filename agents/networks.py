@@ -55,10 +55,27 @@ SET_NETWORKS: dict[str, tuple[str, str]] = {
 # +0.1 points of hands, paired, within noise (thirty-eighth session); swazi's on 10 (its
 # rollouts run to the hand's end; its strength is mostly the last deal's, thirty-ninth);
 # tuxedo's on 60 (its rollouts to the hand's end are noisy: the set networks +2.2 points of
-# hands, paired, its agent with the new student +1.6, forty-fifth session)
-BEFORE_LAST_SHARDS: dict[str, int] = {"hungarian": 60, "spade": 60, "swazi": 10, "tuxedo": 60}
-for _v, _n in BEFORE_LAST_SHARDS.items():
-    SET_NETWORKS[_v] = (f"experiments/results/exit/midgame_net_{_v}_{_n}/tail_net.pt",
+# hands, paired, its agent with the new student +1.6, forty-fifth session), on 120 since the
+# forty-seventh (with BEFORE_LAST_HIDDEN below)
+BEFORE_LAST_SHARDS: dict[str, int] = {"hungarian": 60, "spade": 60, "swazi": 10, "tuxedo": 120}
+# preset -> the width of its set network before the last deal where not 64 (its folder gains
+# ``_hH``): tuxedo's 128 wide on its 120 shards lost 1.427 points a held-out decision (64
+# wide: 1.475; the heuristic 1.921) and plays in 0.70 ms a decision, so it plays itself, with
+# no student (UNDISTILLED; forty-seventh session)
+BEFORE_LAST_HIDDEN: dict[str, int] = {"tuxedo": 128}
+
+
+def before_last_folder(preset: str, shards: int | None = None) -> str:
+    """The folder (under experiments/results/exit) of ``preset``'s set network before the last
+    deal refitted on ``shards`` (default: the preset's ``BEFORE_LAST_SHARDS``):
+    ``midgame_net_V_N``, ``_hH`` after it for a width H other than 64."""
+    hidden = BEFORE_LAST_HIDDEN.get(preset, 64)
+    return (f"midgame_net_{preset}_{shards or BEFORE_LAST_SHARDS[preset]}"
+            + (f"_h{hidden}" if hidden != 64 else ""))
+
+
+for _v in BEFORE_LAST_SHARDS:
+    SET_NETWORKS[_v] = (f"experiments/results/exit/{before_last_folder(_v)}/tail_net.pt",
                         SET_NETWORKS[_v][1])
 # preset -> the play-out shards its last deal's network was refitted on, where that one plays
 # (``experiments.networks_build`` makes it so, into ``endgame_net_V_N``, after the networks
@@ -92,13 +109,18 @@ def last_deal_refit(preset: str, shards: int | None = None, epochs: int | None =
 for _v in LAST_DEAL_SHARDS:
     SET_NETWORKS[_v] = (SET_NETWORKS[_v][0],
                         f"experiments/results/exit/{last_deal_refit(_v)}/set_net.pt")
+# presets whose set network before the last deal plays itself, with no student: it meets the
+# 1,000 decisions a second on its own and its students gave up points to it (tuxedo: the
+# 128-wide network on 120 shards, 0.70 ms a decision, +1.36 points a hand on the 60-shard
+# student, paired; forty-seventh session)
+UNDISTILLED: tuple[str, ...] = ("tuxedo",)
 # preset -> an MLP student of its set network before the last deal, played in its place
 # (``python -m experiments.distill_net pipeline --variant V``, twenty-ninth session: the same
-# strength in play in a fraction of the time; every preset with set networks has one)
+# strength in play in a fraction of the time; every preset with set networks but those above)
 STUDENTS: dict[str, str] = {
     v: "experiments/results/exit/distill_net_"
        + (f"{v}_{BEFORE_LAST_SHARDS[v]}" if v in BEFORE_LAST_SHARDS else v) + "/student_256.pt"
-    for v in SET_NETWORKS}
+    for v in SET_NETWORKS if v not in UNDISTILLED}
 # presets whose last deal's set network is too slow for 1,000 decisions a second: swazi's
 # attends over 12-card hands (1.76 ms a last-deal decision), so an MLP student of it plays the
 # last deal too (``distill_net pipeline --scope last_deal``, ``networks_build``'s last step;
@@ -171,6 +193,6 @@ def load_networks(preset: str, seed: int | None = None, midgame_net: str | None 
 
 register_loader("networks", load_networks, "PRESET")
 
-__all__ = ["BEFORE_LAST_SHARDS", "LAST_DEAL_EPOCHS", "LAST_DEAL_SHARDS", "LAST_DEAL_STUDENTS",
-           "SET_NETWORKS", "SHIPPED", "STUDENTS", "TEACHERS", "NetworksAgent",
-           "last_deal_refit", "load_networks"]
+__all__ = ["BEFORE_LAST_HIDDEN", "BEFORE_LAST_SHARDS", "LAST_DEAL_EPOCHS", "LAST_DEAL_SHARDS",
+           "LAST_DEAL_STUDENTS", "SET_NETWORKS", "SHIPPED", "STUDENTS", "TEACHERS", "UNDISTILLED",
+           "NetworksAgent", "before_last_folder", "last_deal_refit", "load_networks"]

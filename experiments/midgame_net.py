@@ -251,9 +251,9 @@ def pipeline(variant: str, out: Path, runs: Path = Path("runs/midgame_net"),
         raise SystemExit(f"error: no last-deal network {endgame} (experiments.endgame_net "
                          "pipeline makes one)")
     run = runs / f"{variant}_tail"
-    # named by the shard count: a refit on more shards in the same work folder resumes its own
-    # fit, never the earlier one's
-    ckpt = runs / f"{variant}_tail_{shards}.ckpt"
+    # named by the shard count (and a width other than 64): a refit on more shards, or wider,
+    # in the same work folder resumes its own fit, never the earlier one's
+    ckpt = runs / (f"{variant}_tail_{shards}" + (f"_h{hidden}" if hidden != 64 else "") + ".ckpt")
     net = out / "tail_net.pt"
     if net.exists():  # the shards only feed the fit: a fresh checkout need not remake them
         print(f"[1-2/3] {net} is there (delete it and {ckpt} to collect and fit again)",

@@ -15,13 +15,15 @@ plays, made in order and resumable across sessions.
    against the heuristic where the preset has a cloned policy;
 3. the set network before the last deal on rollout values (``experiments.midgame_net
    pipeline``, 30 shards of 200 hands, ``PIPELINE_SHARDS``, ``BEFORE_LAST_SHARDS`` or
-   ``--before-last-shards``) into ``midgame_net_V_pipeline`` (``midgame_net_V_N`` for N
-   shards other than 30 or ``PIPELINE_SHARDS``), and the two
+   ``--before-last-shards``; 64 wide or ``BEFORE_LAST_HIDDEN``) into
+   ``midgame_net_V_pipeline`` (``midgame_net_V_N`` for N shards other than 30 or
+   ``PIPELINE_SHARDS``, ``_hH`` after it for a width H other than 64), and the two
    networks against the heuristic, 5,000 hands;
 4. its MLP student (``experiments.distill_net pipeline``, 256 wide) into ``distill_net_V``
    (``distill_net_V_N``, its shards in the work folder's sibling ``_work_VN``, so that none
    valued by another teacher is reused), and the agent with it against the heuristic, 5,000
-   hands;
+   hands; none for the presets of ``agents.networks.UNDISTILLED``, whose set network plays
+   itself;
 5. for the presets of ``agents.networks.LAST_DEAL_SHARDS`` only, the last deal's set network
    refitted on that many play-out shards (step 2's settings, for ``LAST_DEAL_EPOCHS`` epochs
    where not 8, its shards in the work folder's sibling ``_work_VN``) into
@@ -49,10 +51,13 @@ from pathlib import Path
 # shards before the last deal where 30 were too few: the shipped networks' own record,
 # so the command makes what ``networks:V`` plays
 from agents.networks import (
+    BEFORE_LAST_HIDDEN,
     BEFORE_LAST_SHARDS,
     LAST_DEAL_EPOCHS,
     LAST_DEAL_SHARDS,
     LAST_DEAL_STUDENTS,
+    UNDISTILLED,
+    before_last_folder,
     last_deal_refit,
 )
 from experiments import distill_net, endgame_net, midgame_net, tail_value
@@ -118,10 +123,11 @@ def outputs(variant: str, shards: int | None = None) -> dict[str, Path]:
     student = EXIT / (f"distill_net_{variant}_{n}" if n else f"distill_net_{variant}")
     out = {"tail": tail_value.tail_path(variant),
            "last_deal": EXIT / f"endgame_net_{variant}_const",
-           "before_last": (EXIT / f"midgame_net_{variant}_{n}" if n
-                           else endgame_net.pipeline_out("midgame_net", variant)),
-           "student": student,
-           "last_deal_student": student.with_name(f"{student.name}_last_deal")}
+           "before_last": (EXIT / before_last_folder(variant, n) if n
+                           else endgame_net.pipeline_out("midgame_net", variant))}
+    if variant not in UNDISTILLED:
+        out |= {"student": student,
+                "last_deal_student": student.with_name(f"{student.name}_last_deal")}
     if variant in LAST_DEAL_SHARDS:
         out["last_deal_refit"] = EXIT / last_deal_refit(variant)
     return out
@@ -154,7 +160,8 @@ def build(variant: str, workers: int = 2, work: Path | None = None,
         raise SystemExit(f"error: --before-last-shards must be >= 1, got {before_last}")
     n = before_last or before_last_shards(variant)
     out = outputs(variant, n)
-    steps = 4 + (variant in LAST_DEAL_SHARDS) + (variant in LAST_DEAL_STUDENTS)
+    steps = (3 + (variant not in UNDISTILLED) + (variant in LAST_DEAL_SHARDS)
+             + (variant in LAST_DEAL_STUDENTS))
     work = work or EXIT / f"_work_{variant}"
     tail = out["tail"] if tail_supported(new_game(variant, 2, seed=0).rules) else None
     if tail is None:
@@ -175,13 +182,15 @@ def build(variant: str, workers: int = 2, work: Path | None = None,
           flush=True)
     summaries["before_last"] = midgame_net.pipeline(
         variant, out["before_last"], work, shards=n, hands=5000,
-        workers=workers, tail=tail, endgame=end)
+        workers=workers, tail=tail, endgame=end, hidden=BEFORE_LAST_HIDDEN.get(variant, 64))
     mid = out["before_last"] / "tail_net.pt"
-    print(f"[networks_build 4/{steps}] its student into {out['student']}", flush=True)
-    summaries["student"] = distill_net.pipeline(
-        variant, "before_last", out["student"], student_work(variant, work, n),
-        workers=workers, **STUDENT_FIT, networks=(str(mid), str(end)))
-    step = 4
+    step = 3
+    if variant not in UNDISTILLED:
+        step = 4
+        print(f"[networks_build 4/{steps}] its student into {out['student']}", flush=True)
+        summaries["student"] = distill_net.pipeline(
+            variant, "before_last", out["student"], student_work(variant, work, n),
+            workers=workers, **STUDENT_FIT, networks=(str(mid), str(end)))
     if variant in LAST_DEAL_SHARDS:
         step, refitted, k = step + 1, out["last_deal_refit"], LAST_DEAL_SHARDS[variant]
         print(f"[networks_build {step}/{steps}] the last deal's network on {k} play-out shards "

@@ -257,6 +257,10 @@ def test_the_pipeline_collects_fits_and_plays_the_two_networks_then_resumes(tmp_
     assert len(list((runs / "casino_tail").glob("shard_*.npz"))) == 3
     assert (runs / "casino_tail_3.ckpt").is_file() and (runs / "casino_tail_2.ckpt").is_file()
     assert more["hands"] == 2 and (tmp_path / "out3" / "tail_net.pt").is_file()
+    # so does a wider fit on the same shards (its checkpoint named by its width too)
+    midgame_net.pipeline("casino", tmp_path / "out3w", runs, **{**kw, "shards": 3, "hidden": 8})
+    assert (runs / "casino_tail_3_h8.ckpt").is_file()
+    assert AfterstateNet(tmp_path / "out3w" / "tail_net.pt").meta["hidden"] == 8
     with pytest.raises(SystemExit, match="no boundary value"):
         midgame_net.pipeline("casino", out, runs, **{**kw, "tail": tmp_path / "none.npz"})
     with pytest.raises(SystemExit, match="no last-deal network"):

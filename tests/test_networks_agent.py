@@ -113,7 +113,8 @@ def test_a_preset_plays_its_own_shipped_networks(preset: str) -> None:
     the thirty-eighth), ``networks:wippen`` (thirty-first; its last deal refitted in the
     fortieth),
     ``networks:swedish`` and ``networks:tuxedo`` (thirty-third; tuxedo refitted before the
-    last deal on 60 shards in the forty-fifth), ``networks:hungarian``
+    last deal on 60 shards in the forty-fifth, on 120 and 128 wide in the forty-seventh, its
+    set network playing itself), ``networks:hungarian``
     (thirty-fourth; refitted before the last deal on 60 shards in the thirty-sixth),
     ``networks:finnish`` (thirty-fifth), ``networks:krypkasino`` (thirty-seventh),
     ``networks:swazi`` (thirty-ninth, before the last deal on 10 shards, a student on the
@@ -125,7 +126,12 @@ def test_a_preset_plays_its_own_shipped_networks(preset: str) -> None:
     assert (mid.scope, end.scope) == (BEFORE_LAST, LAST_DEAL)
     assert mid.meta["variant"] == end.meta["variant"] == preset
     refit = f"_{BEFORE_LAST_SHARDS[preset]}" if preset in BEFORE_LAST_SHARDS else ""
-    assert mid.path.endswith(f"distill_net_{preset}{refit}/student_256.pt")
+    if preset == "tuxedo":  # its 128-wide set network on 120 shards plays itself (UNDISTILLED)
+        assert mid.path.endswith("midgame_net_tuxedo_120_h128/tail_net.pt")
+        assert mid.meta["kind"] == "set"
+    else:
+        assert mid.path.endswith(f"distill_net_{preset}{refit}/student_256.pt")
+        assert mid.meta["kind"] == "mlp"
     # swazi's last deal by an MLP student of its set network too (its 12-card hands);
     # dominican's by its set network refitted on 120 play-out shards (thirty-ninth session),
     # wippen's on 96 (fortieth), royal's on 96 (forty-first), hungarian's on 640 (forty-second)

@@ -73,7 +73,7 @@ def test_the_steps_run_in_order_with_the_shipped_settings(tmp_path, monkeypatch)
     assert before == ("before_last", "wippen", exit_ / "midgame_net_wippen_pipeline", work,
                       dict(shards=30, hands=5000, workers=2,
                            tail=exit_ / "tail_value_wippen/tail.npz",
-                           endgame=exit_ / "endgame_net_wippen_const/set_net.pt"))
+                           endgame=exit_ / "endgame_net_wippen_const/set_net.pt", hidden=64))
     assert student == ("student", "wippen", "before_last", exit_ / "distill_net_wippen", work,
                        dict(shards=24, hands=500, workers=2, hidden=256, epochs=8,
                             match_hands=5000,
@@ -103,19 +103,24 @@ def test_rules_without_a_boundary_value_roll_out_to_the_hands_end(tmp_path, monk
                                                                   ) -> None:
     """Tuxedo scores oranges and sweeps as events, which a boundary value cannot see: no
     boundary value is made, and the network before the last deal gets none; it is fitted on
-    60 shards (BEFORE_LAST_SHARDS, forty-fifth session), into folders of its own."""
+    120 shards (BEFORE_LAST_SHARDS), 128 wide (BEFORE_LAST_HIDDEN), into a folder of its own,
+    and plays itself with no student (UNDISTILLED; forty-seventh session)."""
     monkeypatch.chdir(tmp_path)
     calls: list = []
     fake_steps(monkeypatch, calls)
     networks_build.build("tuxedo", workers=1)
-    assert [c[0] for c in calls] == ["last_deal", "before_last", "student"]
+    assert [c[0] for c in calls] == ["last_deal", "before_last"]
     assert calls[1][4]["tail"] is None
     exit_ = Path("experiments/results/exit")
-    assert calls[1][2:4] == (exit_ / "midgame_net_tuxedo_60", exit_ / "_work_tuxedo")
-    assert calls[1][4]["shards"] == 60
-    assert calls[2][3:5] == (exit_ / "distill_net_tuxedo_60", exit_ / "_work_tuxedo60")
+    assert calls[1][2:4] == (exit_ / "midgame_net_tuxedo_120_h128", exit_ / "_work_tuxedo")
+    assert calls[1][4]["shards"] == 120 and calls[1][4]["hidden"] == 128
     assert calls[0][4]["walk_shards"] == 240  # its last deal: 2 cards each
     assert not tail_value.tail_path("tuxedo").exists()
+    assert "student" not in networks_build.outputs("tuxedo")
+    # a refit on other shards keeps the preset's width, in a folder named by both
+    calls.clear()
+    networks_build.build("tuxedo", workers=1, before_last=60)
+    assert calls[1][2] == exit_ / "midgame_net_tuxedo_60_h128" and calls[1][4]["shards"] == 60
 
 
 def test_a_deal_too_large_to_solve_is_solved_from_fewer_cards(tmp_path, monkeypatch) -> None:
@@ -226,10 +231,16 @@ def test_royal_and_dominican_are_remade_as_they_were_made(tmp_path, monkeypatch)
 def test_the_command_settings_are_the_shipped_networks_records() -> None:
     """The shards each shipped network was fitted on (its fits.csv) are those the command
     collects for its preset: before the last deal and on it (casino's came from its own
-    pipelines, over several sizes), and the epochs of the last deal's."""
+    pipelines, over several sizes), the width of the network before it, and the epochs of the
+    last deal's."""
     import csv
 
-    from agents.networks import LAST_DEAL_EPOCHS, LAST_DEAL_SHARDS, SET_NETWORKS
+    from agents.networks import (
+        BEFORE_LAST_HIDDEN,
+        LAST_DEAL_EPOCHS,
+        LAST_DEAL_SHARDS,
+        SET_NETWORKS,
+    )
 
     for v, (mid, end) in SET_NETWORKS.items():
         if v == "casino":
@@ -239,6 +250,8 @@ def test_the_command_settings_are_the_shipped_networks_records() -> None:
             with open(Path(path).parent / "fits.csv") as f:
                 rows = list(csv.DictReader(f))
             assert [int(r["shards"]) for r in rows] == [shards], (v, path)
+            if path == mid:  # and its width (tuxedo's 128, BEFORE_LAST_HIDDEN)
+                assert int(rows[0]["hidden"]) == BEFORE_LAST_HIDDEN.get(v, 64), (v, path)
         # and the epochs of the last deal's (hungarian's refit 24, LAST_DEAL_EPOCHS)
         assert int(rows[0]["epochs"]) == LAST_DEAL_EPOCHS.get(v, 8), (v, end)
 
@@ -246,7 +259,7 @@ def test_the_command_settings_are_the_shipped_networks_records() -> None:
 def test_the_shipped_networks_are_those_the_command_makes() -> None:
     """``networks:V`` plays the files ``networks_build`` writes (and, finding them, makes no
     more) for every preset but casino, whose came before the command, from its own pipelines."""
-    from agents.networks import LAST_DEAL_STUDENTS, SET_NETWORKS, STUDENTS
+    from agents.networks import LAST_DEAL_STUDENTS, SET_NETWORKS, STUDENTS, UNDISTILLED
 
     for v, (mid, end) in SET_NETWORKS.items():
         if v == "casino":
@@ -254,6 +267,9 @@ def test_the_shipped_networks_are_those_the_command_makes() -> None:
         out = networks_build.outputs(v)
         assert Path(mid) == out["before_last"] / "tail_net.pt", v
         assert Path(end) == out.get("last_deal_refit", out["last_deal"]) / "set_net.pt", v
+        if v in UNDISTILLED:  # its set network plays itself: the command makes no student
+            assert v not in STUDENTS and "student" not in out, v
+            continue
         assert Path(STUDENTS[v]) == out["student"] / "student_256.pt", v
         if v in LAST_DEAL_STUDENTS:
             assert Path(LAST_DEAL_STUDENTS[v]) == out["last_deal_student"] / "student_256.pt"
