@@ -15,7 +15,14 @@ import json
 import re
 from pathlib import Path
 
-from agents.networks import LAST_DEAL_EPOCHS, LAST_DEAL_SHARDS, last_deal_refit
+from agents.networks import (
+    BEFORE_LAST_HIDDEN,
+    LAST_DEAL_EPOCHS,
+    LAST_DEAL_SHARDS,
+    UNDISTILLED,
+    before_last_folder,
+    last_deal_refit,
+)
 from casino_env.encoding import N_COMPOSE_ACTIONS, N_FEATURES, Layout
 from casino_env.engine import describe_variant, list_variants
 from casino_env.engine.rules import make_rules
@@ -128,6 +135,21 @@ def _refitted_on(shards: int, epochs: int) -> str:
 # forty-second in networks_hungarian_640; ``_eE`` for a refit fitted for E epochs)
 PROTOCOL_FOLDERS = {v: "networks_" + last_deal_refit(v).removeprefix("endgame_net_")
                     for v in LAST_DEAL_SHARDS}
+# ... and where its network before the last deal was replaced: tuxedo's 128-wide set network
+# on 120 shards, with no student (forty-seventh session; before it networks_student_tuxedo)
+PROTOCOL_FOLDERS |= {v: "networks_" + before_last_folder(v).removeprefix("midgame_net_")
+                     for v in UNDISTILLED}
+
+
+def _before_last_how(v: str, fit: float, rows: str, mid: str) -> str:
+    """How ``networks:V``'s network before the last deal was made, for its protocol row: an
+    MLP student fitted in ``fit`` minutes to ``rows`` afterstates valued by the set network
+    fitted in ``mid``, or (``UNDISTILLED``) that set network itself."""
+    if v in UNDISTILLED:
+        return (f"before the last deal: a set network ({BEFORE_LAST_HIDDEN.get(v, 64)} wide, "
+                f"no student) fitted in {mid}")
+    return (f"before the last deal: an MLP student (256 wide) fitted in {fit} min to {rows} "
+            f"afterstates valued by a set network, itself fitted in {mid}")
 
 # The agents put through the benchmark protocol for the README (issue 17 item 3), in table
 # order: (folder under experiments/results/protocol, training folder under experiments/results
@@ -142,8 +164,7 @@ PROTOCOL_RUNS = tuple((f"cloned_{v}", f"train/{v}", f"{v}, cloned") for v in (
     # networks_tail44_casino, networks_casino, networks_royal, networks_dominican)
 ) + tuple((PROTOCOL_FOLDERS.get(v, f"networks_student_{v}"), None,
                 f"{v}, `networks:{v}` (two value networks, no policy)",
-           f"before the last deal: an MLP student (256 wide) fitted in {fit} min to {rows} "
-           f"afterstates valued by a set network, itself fitted in {mid}; last deal: a set "
+           f"{_before_last_how(v, fit, rows, mid)}; last deal: a set "
            f"network fitted in {end} exact decisions (a constant rate, "
            f"{LAST_DEAL_EPOCHS.get(v, 8)} epochs)")
           for v, fit, rows, mid, end in (
@@ -157,7 +178,7 @@ PROTOCOL_RUNS = tuple((f"cloned_{v}", f"train/{v}", f"{v}, cloned") for v in (
      "37 min to 217k"),
     ("wippen", 3.1, "1.5M", "14 min to 162k decisions valued the same way",
      "66 min to 650k"),
-    ("tuxedo", 1.9, "1.2M", "21 min to 255k decisions valued by 32 rollouts to the hand's "
+    ("tuxedo", None, None, "85 min to 511k decisions valued by 32 rollouts to the hand's "
      "end (no boundary value: tuxedo scores oranges and sweeps as events)",
      "15 min to 231k"),
     ("hungarian", 1.5, "1.1M", "11 min to 252k decisions valued by 32 rollouts to the "
@@ -638,7 +659,16 @@ NETWORK_ALONE_MATCHES = (
      "exit/midgame_net_tuxedo_30_points/networks_v_heuristic"),
     ("tuxedo", "the same, the set network fitted to the moves' mean hand results, +1 won, 0 "
      "drawn, -1 lost (midgame_net_tuxedo_30_won)", "heuristic",
-     "exit/midgame_net_tuxedo_30_won/networks_v_heuristic")
+     "exit/midgame_net_tuxedo_30_won/networks_v_heuristic"),
+    # the forty-seventh session's: twice the width on the 120 shards, its set network playing
+    # itself before the last deal (no student; shipped)
+    ("tuxedo", "two value networks: before the last deal a set network 128 wide on 120 shards "
+     "(midgame_net_tuxedo_120_h128/tail_net.pt, no student; `networks:tuxedo` since the "
+     "forty-seventh session), the last deal's set network on it", "heuristic",
+     "exit/midgame_net_tuxedo_120_h128/networks_v_heuristic"),
+    ("tuxedo", "`networks:tuxedo` since the forty-seventh session (the 128-wide set network "
+     "on 120 shards, the set network on the last deal)", UNSEEN,
+     "exit/general/networks_tuxedo_120_h128_v_unseen_heuristic")
 ) + tuple(
     # the refitted last deals (``REFITS``) against the heuristic and another tuning
     row for v, n, epochs, shipped in REFITS
