@@ -668,7 +668,10 @@ NETWORK_ALONE_MATCHES = (
      "exit/midgame_net_tuxedo_120_h128/networks_v_heuristic"),
     ("tuxedo", "`networks:tuxedo` since the forty-seventh session (the 128-wide set network "
      "on 120 shards, the set network on the last deal)", UNSEEN,
-     "exit/general/networks_tuxedo_120_h128_v_unseen_heuristic")
+     "exit/general/networks_tuxedo_120_h128_v_unseen_heuristic"),
+    ("tuxedo", "the same, before the last deal the mean of the 128-wide and the 64-wide set "
+     "networks on the 120 shards (not shipped)", "heuristic",
+     "exit/midgame_net_tuxedo_120_h128/ensemble_v_heuristic")
 ) + tuple(
     # the refitted last deals (``REFITS``) against the heuristic and another tuning
     row for v, n, epochs, shipped in REFITS
