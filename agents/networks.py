@@ -60,7 +60,7 @@ SET_NETWORKS: dict[str, tuple[str, str]] = {
 BEFORE_LAST_SHARDS: dict[str, int] = {"hungarian": 60, "spade": 60, "swazi": 10, "tuxedo": 120}
 # preset -> the width of its set network before the last deal where not 64 (its folder gains
 # ``_hH``): tuxedo's 128 wide on its 120 shards lost 1.427 points a held-out decision (64
-# wide: 1.475; the heuristic 1.921) and plays in 0.70 ms a decision, so it plays itself, with
+# wide: 1.475; the heuristic 1.921) and plays in 0.73 ms a decision, so it plays itself, with
 # no student (UNDISTILLED; forty-seventh session)
 BEFORE_LAST_HIDDEN: dict[str, int] = {"tuxedo": 128}
 
@@ -111,7 +111,7 @@ for _v in LAST_DEAL_SHARDS:
                         f"experiments/results/exit/{last_deal_refit(_v)}/set_net.pt")
 # presets whose set network before the last deal plays itself, with no student: it meets the
 # 1,000 decisions a second on its own and its students gave up points to it (tuxedo: the
-# 128-wide network on 120 shards, 0.70 ms a decision, +1.36 points a hand on the 60-shard
+# 128-wide network on 120 shards, 0.73 ms a decision, +1.35 points a hand on the 60-shard
 # student, paired; forty-seventh session)
 UNDISTILLED: tuple[str, ...] = ("tuxedo",)
 # preset -> an MLP student of its set network before the last deal, played in its place

@@ -141,7 +141,7 @@ PROTOCOL_FOLDERS |= {v: "networks_" + before_last_folder(v).removeprefix("midgam
                      for v in UNDISTILLED}
 
 
-def _before_last_how(v: str, fit: float, rows: str, mid: str) -> str:
+def _before_last_how(v: str, fit: float | None, rows: str | None, mid: str) -> str:
     """How ``networks:V``'s network before the last deal was made, for its protocol row: an
     MLP student fitted in ``fit`` minutes to ``rows`` afterstates valued by the set network
     fitted in ``mid``, or (``UNDISTILLED``) that set network itself."""

@@ -254,6 +254,8 @@ def test_the_command_settings_are_the_shipped_networks_records() -> None:
                 assert int(rows[0]["hidden"]) == BEFORE_LAST_HIDDEN.get(v, 64), (v, path)
         # and the epochs of the last deal's (hungarian's refit 24, LAST_DEAL_EPOCHS)
         assert int(rows[0]["epochs"]) == LAST_DEAL_EPOCHS.get(v, 8), (v, end)
+    # a width other than 64 is a refit into a folder named by it: its shards are named too
+    assert set(BEFORE_LAST_HIDDEN) <= set(networks_build.BEFORE_LAST_SHARDS)
 
 
 def test_the_shipped_networks_are_those_the_command_makes() -> None:
