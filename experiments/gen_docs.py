@@ -636,11 +636,11 @@ NETWORK_ALONE_MATCHES = (
      "(midgame_net_tuxedo_60/tail_net.pt), the shipped last deal's on it", "heuristic",
      "exit/midgame_net_tuxedo_60/networks_v_heuristic"),
     ("tuxedo", "before the last deal an MLP student (256 wide) of the 60-shard set network "
-     "(distill_net_tuxedo_60/student_256.pt; `networks:tuxedo` since the forty-fifth "
-     "session), the last deal's set network on it", "heuristic",
+     "(distill_net_tuxedo_60/student_256.pt; `networks:tuxedo` in the forty-fifth and "
+     "forty-sixth sessions), the last deal's set network on it", "heuristic",
      "exit/distill_net_tuxedo_60/student_256_v_heuristic"),
-    ("tuxedo", "`networks:tuxedo` since the forty-fifth session (the 60-shard student, the set "
-     "network on the last deal)", UNSEEN, "exit/general/networks_tuxedo_60_v_unseen_heuristic"),
+    ("tuxedo", "`networks:tuxedo` in the forty-fifth and forty-sixth sessions (the 60-shard "
+     "student, the set network on the last deal)", UNSEEN, "exit/general/networks_tuxedo_60_v_unseen_heuristic"),
     # the forty-sixth session's: four times the decisions (120 shards), not shipped (more
     # points a hand, no more hands won)
     ("tuxedo", "two value networks: before the last deal a set network on 120 shards "
