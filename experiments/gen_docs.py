@@ -640,7 +640,8 @@ NETWORK_ALONE_MATCHES = (
      "forty-sixth sessions), the last deal's set network on it", "heuristic",
      "exit/distill_net_tuxedo_60/student_256_v_heuristic"),
     ("tuxedo", "`networks:tuxedo` in the forty-fifth and forty-sixth sessions (the 60-shard "
-     "student, the set network on the last deal)", UNSEEN, "exit/general/networks_tuxedo_60_v_unseen_heuristic"),
+     "student, the set network on the last deal)", UNSEEN,
+     "exit/general/networks_tuxedo_60_v_unseen_heuristic"),
     # the forty-sixth session's: four times the decisions (120 shards), not shipped (more
     # points a hand, no more hands won)
     ("tuxedo", "two value networks: before the last deal a set network on 120 shards "
@@ -671,7 +672,14 @@ NETWORK_ALONE_MATCHES = (
      "exit/general/networks_tuxedo_120_h128_v_unseen_heuristic"),
     ("tuxedo", "the same, before the last deal the mean of the 128-wide and the 64-wide set "
      "networks on the 120 shards (not shipped)", "heuristic",
-     "exit/midgame_net_tuxedo_120_h128/ensemble_v_heuristic")
+     "exit/midgame_net_tuxedo_120_h128/ensemble_v_heuristic"),
+    # and krypkasino's refit on twice the decisions before the last deal (not shipped yet)
+    ("krypkasino", "two value networks: before the last deal a set network on 60 shards "
+     "(midgame_net_krypkasino_60/tail_net.pt, not shipped), the shipped last deal's on it",
+     "heuristic", "exit/midgame_net_krypkasino_60/networks_v_heuristic"),
+    ("krypkasino", "before the last deal an MLP student (256 wide) of the 60-shard set network "
+     "(distill_net_krypkasino_60/student_256.pt, not shipped), the last deal's set network on "
+     "it", "heuristic", "exit/distill_net_krypkasino_60/student_256_v_heuristic")
 ) + tuple(
     # the refitted last deals (``REFITS``) against the heuristic and another tuning
     row for v, n, epochs, shipped in REFITS
