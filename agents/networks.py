@@ -65,13 +65,23 @@ BEFORE_LAST_SHARDS: dict[str, int] = {"hungarian": 60, "spade": 60, "swazi": 10,
 BEFORE_LAST_HIDDEN: dict[str, int] = {"tuxedo": 128}
 
 
+def before_last_hidden(preset: str) -> int:
+    """The width of ``preset``'s set network before the last deal (64 where not named)."""
+    return BEFORE_LAST_HIDDEN.get(preset, 64)
+
+
+def width_suffix(hidden: int) -> str:
+    """What a set network ``hidden`` wide adds to its folder's or checkpoint's name: ``_hH``,
+    nothing for the default 64."""
+    return "" if hidden == 64 else f"_h{hidden}"
+
+
 def before_last_folder(preset: str, shards: int | None = None) -> str:
     """The folder (under experiments/results/exit) of ``preset``'s set network before the last
     deal refitted on ``shards`` (default: the preset's ``BEFORE_LAST_SHARDS``):
     ``midgame_net_V_N``, ``_hH`` after it for a width H other than 64."""
-    hidden = BEFORE_LAST_HIDDEN.get(preset, 64)
     return (f"midgame_net_{preset}_{shards or BEFORE_LAST_SHARDS[preset]}"
-            + (f"_h{hidden}" if hidden != 64 else ""))
+            + width_suffix(before_last_hidden(preset)))
 
 
 for _v in BEFORE_LAST_SHARDS:
@@ -195,4 +205,5 @@ register_loader("networks", load_networks, "PRESET")
 
 __all__ = ["BEFORE_LAST_HIDDEN", "BEFORE_LAST_SHARDS", "LAST_DEAL_EPOCHS", "LAST_DEAL_SHARDS",
            "LAST_DEAL_STUDENTS", "SET_NETWORKS", "SHIPPED", "STUDENTS", "TEACHERS", "UNDISTILLED",
-           "NetworksAgent", "before_last_folder", "last_deal_refit", "load_networks"]
+           "NetworksAgent", "before_last_folder", "before_last_hidden", "last_deal_refit",
+           "load_networks", "width_suffix"]

@@ -16,11 +16,11 @@ import re
 from pathlib import Path
 
 from agents.networks import (
-    BEFORE_LAST_HIDDEN,
     LAST_DEAL_EPOCHS,
     LAST_DEAL_SHARDS,
     UNDISTILLED,
     before_last_folder,
+    before_last_hidden,
     last_deal_refit,
 )
 from casino_env.encoding import N_COMPOSE_ACTIONS, N_FEATURES, Layout
@@ -146,7 +146,7 @@ def _before_last_how(v: str, fit: float | None, rows: str | None, mid: str) -> s
     MLP student fitted in ``fit`` minutes to ``rows`` afterstates valued by the set network
     fitted in ``mid``, or (``UNDISTILLED``) that set network itself."""
     if v in UNDISTILLED:
-        return (f"before the last deal: a set network ({BEFORE_LAST_HIDDEN.get(v, 64)} wide, "
+        return (f"before the last deal: a set network ({before_last_hidden(v)} wide, "
                 f"no student) fitted in {mid}")
     return (f"before the last deal: an MLP student (256 wide) fitted in {fit} min to {rows} "
             f"afterstates valued by a set network, itself fitted in {mid}")

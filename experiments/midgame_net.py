@@ -227,6 +227,7 @@ def pipeline(variant: str, out: Path, runs: Path = Path("runs/midgame_net"),
     the rollout-valued afterstates before the last deal (``collect``), their set network (a
     checkpoint each epoch), and the two networks (``make_agent("networks:V,...")``) against
     the heuristic by chunks. Returns the match's summary."""
+    from agents.networks import width_suffix
     from agents.tail_value import tail_supported
     from casino_env.engine import new_game
     from experiments import endgame_net, tail_value
@@ -253,7 +254,7 @@ def pipeline(variant: str, out: Path, runs: Path = Path("runs/midgame_net"),
     run = runs / f"{variant}_tail"
     # named by the shard count (and a width other than 64): a refit on more shards, or wider,
     # in the same work folder resumes its own fit, never the earlier one's
-    ckpt = runs / (f"{variant}_tail_{shards}" + (f"_h{hidden}" if hidden != 64 else "") + ".ckpt")
+    ckpt = runs / f"{variant}_tail_{shards}{width_suffix(hidden)}.ckpt"
     net = out / "tail_net.pt"
     if net.exists():  # the shards only feed the fit: a fresh checkout need not remake them
         print(f"[1-2/3] {net} is there (delete it and {ckpt} to collect and fit again)",

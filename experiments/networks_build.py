@@ -51,13 +51,13 @@ from pathlib import Path
 # shards before the last deal where 30 were too few: the shipped networks' own record,
 # so the command makes what ``networks:V`` plays
 from agents.networks import (
-    BEFORE_LAST_HIDDEN,
     BEFORE_LAST_SHARDS,
     LAST_DEAL_EPOCHS,
     LAST_DEAL_SHARDS,
     LAST_DEAL_STUDENTS,
     UNDISTILLED,
     before_last_folder,
+    before_last_hidden,
     last_deal_refit,
 )
 from experiments import distill_net, endgame_net, midgame_net, tail_value
@@ -182,7 +182,7 @@ def build(variant: str, workers: int = 2, work: Path | None = None,
           flush=True)
     summaries["before_last"] = midgame_net.pipeline(
         variant, out["before_last"], work, shards=n, hands=5000,
-        workers=workers, tail=tail, endgame=end, hidden=BEFORE_LAST_HIDDEN.get(variant, 64))
+        workers=workers, tail=tail, endgame=end, hidden=before_last_hidden(variant))
     mid = out["before_last"] / "tail_net.pt"
     step = 3
     if variant not in UNDISTILLED:
