@@ -76,11 +76,12 @@ FIELDS = ("variant", "net", "shards", "decisions", "afterstates", "hidden", "epo
           "residual", "loss", "dropout", "weight_decay", "ranks", "heuristic_scores",
           "regret", "regret_temp", "card_weights", "extra_decisions",
           "train_decisions", "held_decisions", "heuristic_lost", "net_lost", "net_train_lost",
-          "held_mse", "fit_minutes", "lr_schedule", "label")
+          "held_mse", "fit_minutes", "lr_schedule", "label", "init", "lr")
 # what a fit regresses on (``load``'s label): each move's mean hand point difference, or its
 # mean hand result (+1 won, 0 drawn, -1 lost; ``y_won``, where rollouts ran to the hand's end)
 LABELS_FITTED = ("points", "won")
 LR_SCHEDULES = ("constant", "cosine")
+LR = 1e-3  # the fits' learning rate (AdamW), unless --lr
 BATCH = 128  # decisions a step (all of each decision's moves)
 HEARTS, CLUBS = 1, 3  # suit order in a card id (4 * rank + suit): S, H, D, C
 
@@ -305,12 +306,15 @@ def collect_tree_shard(job: tuple) -> str:
     return _save_shard(dest, xs, ys, groups, picks, width, deals, max_cards=from_cards)
 
 
-def heuristic_line(variant: str, hands: int, seed: int, rng: random.Random):
+def heuristic_line(variant: str, hands: int, seed: int, rng: random.Random, player=None):
     """Every decision of ``hands`` single two-player hands (dealt from ``seed``) that the
     default heuristic (seeded ``seed``) plays on both seats, a random move instead with
     probability ``EXPLORE`` (drawn from ``rng`` after the caller's turn): yields (the hand's
     number, state, view, legal moves, the heuristic's scores of them, its move). The line the
-    rollout- and play-out-valued collects record."""
+    rollout- and play-out-valued collects record. ``player`` (an agent): it plays seat
+    ``k % 2`` of hand ``k`` instead (its own move, or the random one); what is yielded is
+    still the heuristic's scores and move there, so the line visits the positions ``player``
+    meets against the heuristic."""
     from agents.afterstate import heuristic_pick
     from agents.scripted import HeuristicAgent
     from casino_env.engine import apply_move, legal_moves, new_game
@@ -326,6 +330,8 @@ def heuristic_line(variant: str, hands: int, seed: int, rng: random.Random):
             scores = heuristic.scores(view, moves) if len(moves) > 1 else [0.0]
             own = moves[heuristic_pick(scores)]
             yield k, st, view, moves, scores, own
+            if player is not None and st.current == k % 2:
+                own = player.choose(view) if len(moves) > 1 else own
             st = apply_move(st, rng.choice(moves) if rng.random() < EXPLORE else own)
 
 
@@ -498,13 +504,17 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
         regret_temp: float = 0.5, card_weights: list[float] | None = None,
         kind: str = "mlp", layers: int = 2, lr_schedule: str = "constant",
         checkpoint: Path | None = None, stop_after: int | None = None,
-        threads: int = 1, label: str = "points") -> dict | None:
+        threads: int = 1, label: str = "points", init: Path | None = None,
+        lr: float = LR) -> dict | None:
     """Fit an afterstate value network to exact move values; write its row to ``out``'s
     fits.csv (None when ``stop_after`` epochs end the run early, its ``checkpoint`` kept).
     ``label`` "won": to the moves' mean hand results instead of their points (not residual:
     the static lead it would add is in points).
     ``lr_schedule`` "cosine" anneals the learning rate to 0 over the epochs; ``checkpoint``
-    is written after each epoch and resumed from when it exists (bit for bit the same fit)."""
+    is written after each epoch and resumed from when it exists (bit for bit the same fit).
+    ``init``: a saved network (``save``) of the same shape to start from instead of random
+    weights (a fine-tune on new decisions; 0 epochs measures it as it is); ``lr``: the
+    learning rate (cosine: where it starts)."""
     import torch
     from tqdm.auto import tqdm
 
@@ -583,7 +593,13 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
         raise SystemExit("error: --dropout applies to the MLP only")
     net = build_net({"kind": kind, "width": x.shape[1], "hidden": hidden, "layers": layers,
                      "dropout": dropout}, rules)
-    opt = torch.optim.AdamW(net.parameters(), 1e-3, weight_decay=weight_decay)
+    if init is not None:
+        _init_from(net, Path(init), {"variant": variant, "kind": kind, "width": x.shape[1],
+                                     "hidden": hidden, "layers": layers, "residual": residual,
+                                     "ranks": ranks, "heuristic_scores": scores})
+    if not lr > 0:
+        raise SystemExit(f"error: --lr must be > 0, got {lr}")
+    opt = torch.optim.AdamW(net.parameters(), lr, weight_decay=weight_decay)
     xt, yt = torch.as_tensor(x), torch.as_tensor(target)
     # exact values, what a choice loses (the regret term only)
     vt = torch.as_tensor(y, dtype=torch.float32) if regret else None
@@ -595,13 +611,15 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
     cw = None if not card_weights else by_cards(held_cards[starts], card_weights)
     steps = epochs * -(-len(train_dec) // BATCH)
     sched = (torch.optim.lr_scheduler.CosineAnnealingLR(opt, steps)
-             if lr_schedule == "cosine" else None)
+             if lr_schedule == "cosine" and steps else None)
     settings = {"run": str(run), "extra": [str(e) for e in extra or ()], "kind": kind,
                 "hidden": hidden, "layers": layers, "epochs": epochs, "seed": seed,
                 "lr_schedule": lr_schedule, "loss": loss_kind, "augment": augment,
                 "rows": len(y)}
     if label != "points":  # so a points fit's checkpoint still resumes as before
         settings["label"] = label
+    if init is not None or lr != LR:  # likewise
+        settings |= {"init": str(init or ""), "lr": lr}
     done, spent = _resume(checkpoint, settings, net, opt, sched, rng, train_dec)
     t0 = time.perf_counter() - spent
     for epoch in tqdm(range(done, epochs), desc="fit", initial=done, total=epochs):
@@ -673,7 +691,7 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
            "net_train_lost": round(points_lost(y[sample], pred[sample], g[sample]), 4),
            "held_mse": round(float(((pred[held_idx] - y[held_idx]) ** 2).mean()), 3),
            "fit_minutes": round((time.perf_counter() - t0) / 60, 1),
-           "lr_schedule": lr_schedule, "label": label}
+           "lr_schedule": lr_schedule, "label": label, "init": str(init or ""), "lr": lr}
     out.mkdir(parents=True, exist_ok=True)
     path = out / "fits.csv"
     rows = []
@@ -682,7 +700,7 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
             rows = [{"net": "mlp", "dropout": 0.0, "weight_decay": 0.0, "ranks": False,
                      "extra_decisions": 0, "lr_schedule": "constant",
                      "heuristic_scores": False, "regret": 0.0, "regret_temp": 0.5,
-                     "card_weights": "", "label": "points", **r}
+                     "card_weights": "", "label": "points", "init": "", "lr": LR, **r}
                     for r in csv.DictReader(f)]
     with path.open("w", newline="") as f:
         w = csv.DictWriter(f, FIELDS)
@@ -738,7 +756,28 @@ def _resume(path: Path | None, settings: dict, net, opt, sched, rng,
 
 def _epochs_cell(row: dict) -> str:
     cosine = row.get("lr_schedule") == "cosine"
-    return f"{row['epochs']} (cosine)" if cosine else str(row["epochs"])
+    cell = f"{row['epochs']} (cosine)" if cosine else str(row["epochs"])
+    if float(row.get("lr") or LR) != LR:
+        cell += f", rate {float(row['lr']):g}"
+    return cell + (f", from {Path(row['init']).parent.name}/{Path(row['init']).name}"
+                   if row.get("init") else "")
+
+
+def _init_from(net, path: Path, meta: dict) -> None:
+    """Load a saved network's weights into ``net`` (a fit's start), checked to be of the
+    network ``meta`` describes (the same variant, shape and inputs)."""
+    import torch
+
+    if not path.is_file():
+        raise SystemExit(f"error: --init {path}: no such file (fit --save PATH writes one)")
+    saved = torch.load(path, map_location="cpu", weights_only=True)
+    have = {"kind": "mlp", "layers": 2, "residual": True, "ranks": False,
+            "heuristic_scores": False} | saved["meta"]
+    diff = sorted(k for k in meta if have.get(k) != meta[k])
+    if diff:
+        raise SystemExit(f"error: --init {path} is another network (it differs in "
+                         f"{', '.join(f'{k} {have.get(k)!r}, here {meta[k]!r}' for k in diff)})")
+    net.load_state_dict({k: v.float() for k, v in saved["state_dict"].items()})
 
 
 def _regret_cell(row: dict) -> str:
@@ -1061,6 +1100,11 @@ def main(argv: list[str] | None = None) -> None:
                    help="fit the moves' mean hand points (default) or their mean hand "
                         "results, +1 won, 0 drawn, -1 lost (shards of rollouts to the hand's "
                         "end; with --no-residual)")
+    f.add_argument("--init", type=Path, default=None, metavar="PATH",
+                   help="start from this saved network (fit --save) instead of random "
+                        "weights: a fine-tune on this run's decisions; --epochs 0 measures it")
+    f.add_argument("--lr", type=float, default=LR,
+                   help=f"the learning rate (cosine: its start; default {LR:g})")
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--out", type=Path, required=True)
     q = pipeline_parser(sub, "one preset's network-alone last deal end to end: collect, fit, "
@@ -1114,7 +1158,8 @@ def main(argv: list[str] | None = None) -> None:
                               a.residual, a.loss, a.dropout, a.weight_decay, a.ranks, a.extra,
                               a.save, a.use_scores, a.regret, a.regret_temp,
                               a.card_weights, a.kind, a.layers, a.lr_schedule,
-                              a.checkpoint, a.stop_after, a.threads, a.label)))
+                              a.checkpoint, a.stop_after, a.threads, a.label, a.init,
+                              a.lr)))
 
 
 if __name__ == "__main__":

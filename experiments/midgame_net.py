@@ -113,8 +113,14 @@ def collect_shard(job: tuple) -> str:
     from casino_env.engine import new_game
     from casino_env.engine.play import play
 
-    variant, hands, seed, dest, rollouts, candidates, tail_path = job
+    variant, hands, seed, dest, rollouts, candidates, tail_path, *more = job
+    player_name = more[0] if more else None  # an agent: it plays one seat (``collect``)
     rng = random.Random(seed)
+    player = None
+    if player_name is not None:  # its seat's decisions only: the positions it meets
+        from agents import make_agent
+
+        player = make_agent(player_name, seed=seed)
     tail = None
     if tail_path is not None:
         from agents.tail_value import TailValue
@@ -125,7 +131,9 @@ def collect_shard(job: tuple) -> str:
     xs, ys, groups, picks, deals, decision = [], [], [], [], [], 0
     # rollouts to the hand's end also give each move's mean hand result (``y_won``)
     results: list | None = [] if tail is None else None
-    for k, st, view, moves, scores, own in heuristic_line(variant, hands, seed, rng):
+    for k, st, view, moves, scores, own in heuristic_line(variant, hands, seed, rng, player):
+        if player is not None and st.current != k % 2:
+            continue
         if len(moves) > 1 and not perfect_information(view):
             order = top_candidates(scores, candidates)
             cands = [moves[i] for i in order]
@@ -146,9 +154,11 @@ def collect_shard(job: tuple) -> str:
 
 def collect(variant: str, hands: int, shards: int, seed: int, workers: int, run: Path,
             rollouts: int = ROLLOUTS, candidates: int = CANDIDATES,
-            tail: Path | None = None) -> None:
+            tail: Path | None = None, play: str | None = None) -> None:
     """``shards`` shards of ``hands`` hands into ``run`` (those on disk are kept); ``tail``:
-    rollouts stop at the next deal boundary and take this boundary value network's value."""
+    rollouts stop at the next deal boundary and take this boundary value network's value;
+    ``play``: an agent (``make_agent`` name) plays one seat against the heuristic and only
+    its decisions are recorded (the positions it meets, valued as before)."""
     from tqdm.auto import tqdm
 
     from agents.tournament import derive_seed
@@ -156,9 +166,13 @@ def collect(variant: str, hands: int, shards: int, seed: int, workers: int, run:
     if rollouts < 1 or candidates < 2:
         raise SystemExit(f"error: --rollouts must be >= 1 and --candidates >= 2, got "
                          f"{rollouts} and {candidates}")
+    if play is not None:
+        from agents import make_agent
+
+        make_agent(play)  # a bad name fails here, before any worker starts
     run.mkdir(parents=True, exist_ok=True)
     jobs = [(variant, hands, derive_seed("midgame_net", seed, k) % 10**6, shard_path(run, k),
-             rollouts, candidates, None if tail is None else str(tail))
+             rollouts, candidates, None if tail is None else str(tail), play)
             for k in range(shards) if not shard_path(run, k).exists()]
     with mp.get_context("forkserver").Pool(workers) as pool:
         for _ in tqdm(pool.imap_unordered(collect_shard, jobs), total=len(jobs),
@@ -365,6 +379,10 @@ def main(argv: list[str] | None = None) -> None:
     c.add_argument("--tail", type=Path, default=None, metavar="PATH",
                    help="a boundary value network (experiments.tail_value): each rollout "
                         "stops at the next deal boundary and takes its value")
+    c.add_argument("--play", default=None, metavar="AGENT",
+                   help="an agent (e.g. networks:tuxedo) plays one seat of each hand against "
+                        "the heuristic; only its decisions are recorded (the positions it "
+                        "meets; the rollouts still play the heuristic)")
     c.add_argument("--run", type=Path, required=True)
     n = sub.add_parser("noise", help="how noisy each labelling is (noise.csv, noise.md)")
     n.add_argument("--variant", default="casino")
@@ -419,7 +437,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.tail is not None and not args.tail.is_file():
         raise SystemExit(f"error: --tail {args.tail}: no such file")
     collect(args.variant, args.hands, args.shards, args.seed, args.workers, args.run,
-            args.rollouts, args.candidates, args.tail)
+            args.rollouts, args.candidates, args.tail, args.play)
 
 
 if __name__ == "__main__":

@@ -292,3 +292,62 @@ def test_the_learning_curve_reads_each_fit_and_its_match(tmp_path) -> None:
     (match / "summary.json").write_text(json.dumps({"opponent": "search"}))
     with pytest.raises(SystemExit, match="against search, not the heuristic"):
         midgame_net.curve(fits, [(25, match)], 0.5, tmp_path / "out")
+
+
+def test_a_player_takes_one_seat_of_the_line_and_only_its_decisions_are_recorded(runs) -> None:
+    """``heuristic_line(..., player)``: the player moves on seat ``k % 2`` of hand ``k`` (the
+    heuristic's scores and move are still what is yielded there); ``collect --play``
+    records only its decisions, the same shard for the same seed."""
+
+    class Recorder:  # plays each position's last legal move, noting where it was asked
+        def __init__(self) -> None:
+            self.asked: list[tuple[int, int]] = []
+
+        def choose(self, view):
+            self.asked.append((view.seat, len(legal_moves(view.state))))
+            return legal_moves(view.state)[-1]
+
+    player, rng = Recorder(), random.Random(4)
+    line = list(endgame_net.heuristic_line("casino", 3, 4, rng, player))
+    seats = [(k, st.current) for k, st, *_ in line]
+    assert {k for k, _ in seats} == {0, 1, 2}
+    mine = [(st.current, len(moves)) for k, st, view, moves, *_ in line
+            if st.current == k % 2 and len(moves) > 1]
+    assert player.asked == mine and mine  # asked at its seat with a choice, nowhere else
+    # its moves were played: the line left the heuristic's from its first differing choice
+    plain = list(endgame_net.heuristic_line("casino", 3, 4, random.Random(4)))
+    first = next(i for i, (k, st, view, moves, scores, own) in enumerate(plain)
+                 if st.current == k % 2 and len(moves) > 1 and moves[-1] != own)
+    assert [st for _, st, *_ in line[:first + 1]] == [st for _, st, *_ in plain[:first + 1]]
+    assert line[first + 1][1] != plain[first + 1][1]
+    again = midgame_net.collect_shard(("casino", 4, 7, runs / "p1.npz", 1, 8, None, "greedy"))
+    twice = midgame_net.collect_shard(("casino", 4, 7, runs / "p2.npz", 1, 8, None, "greedy"))
+    both = midgame_net.collect_shard(("casino", 4, 7, runs / "p3.npz", 1, 8, None))
+    a, b, c = np.load(again), np.load(twice), np.load(both)
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+    assert 0 < len(np.unique(a["group"])) < len(np.unique(c["group"]))  # one seat of two
+    with pytest.raises(ValueError, match="no-such-agent"):
+        midgame_net.collect("casino", 2, 1, 1, 1, runs / "bad", play="no-such-agent")
+
+
+def test_a_fit_starts_from_a_saved_network_and_names_a_mismatch(runs, tmp_path) -> None:
+    """``fit --init PATH``: 0 epochs measures the saved network as it is (its held-out loss
+    that of the fit that saved it, up to its float16 weights); a network of another width
+    is named, not loaded."""
+    import csv
+
+    with (runs / "out" / "fits.csv").open() as f:
+        saved = next(csv.DictReader(f))
+    row = endgame_net.fit(runs / "run", tmp_path, "casino", 16, 0, True, 0, True, "centered",
+                          kind="set", layers=1, init=runs / "net.pt")
+    assert row["init"] == str(runs / "net.pt") and row["epochs"] == 0
+    assert row["net_lost"] == pytest.approx(float(saved["net_lost"]), abs=0.05)
+    more = endgame_net.fit(runs / "run", tmp_path, "casino", 16, 1, True, 0, True, "centered",
+                           kind="set", layers=1, init=runs / "net.pt", lr=1e-4)
+    assert more["lr"] == 1e-4 and "rate 0.0001, from" in (tmp_path / "summary.md").read_text()
+    with pytest.raises(SystemExit, match="differs in hidden 16, here 32"):
+        endgame_net.fit(runs / "run", tmp_path, "casino", 32, 0, True, 0, True, "centered",
+                        kind="set", layers=1, init=runs / "net.pt")
+    with pytest.raises(SystemExit, match="no such file"):
+        endgame_net.fit(runs / "run", tmp_path, "casino", 16, 0, True, 0, True, "centered",
+                        kind="set", layers=1, init=tmp_path / "none.pt")
