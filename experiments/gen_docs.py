@@ -679,7 +679,18 @@ NETWORK_ALONE_MATCHES = (
      "heuristic", "exit/midgame_net_krypkasino_60/networks_v_heuristic"),
     ("krypkasino", "before the last deal an MLP student (256 wide) of the 60-shard set network "
      "(distill_net_krypkasino_60/student_256.pt, not shipped), the last deal's set network on "
-     "it", "heuristic", "exit/distill_net_krypkasino_60/student_256_v_heuristic")
+     "it", "heuristic", "exit/distill_net_krypkasino_60/student_256_v_heuristic"),
+    # the forty-eighth session's: tuxedo's 128-wide set network fine-tuned on the positions
+    # it meets against the heuristic (not shipped: each lost hands to it)
+    ("tuxedo", "before the last deal the shipped 128-wide set network fine-tuned 3 epochs "
+     "(cosine from 1e-4) on 64 shards of the positions it meets against the heuristic "
+     "(midgame_net_tuxedo_onpolicy/ft1e4; not shipped), the last deal's set network on it",
+     "heuristic", "exit/midgame_net_tuxedo_onpolicy/ft1e4/networks_v_heuristic"),
+    ("tuxedo", "the same fine-tune from a rate of 3e-4 (midgame_net_tuxedo_onpolicy/ft3e4; not "
+     "shipped)", "heuristic", "exit/midgame_net_tuxedo_onpolicy/ft3e4/networks_v_heuristic"),
+    ("tuxedo", "before the last deal a set network (128 wide) fitted from scratch on those 64 "
+     "shards alone (midgame_net_tuxedo_onpolicy/scratch; not shipped), the last deal's set "
+     "network on it", "heuristic", "exit/midgame_net_tuxedo_onpolicy/scratch/networks_v_heuristic"),
 ) + tuple(
     # the refitted last deals (``REFITS``) against the heuristic and another tuning
     row for v, n, epochs, shipped in REFITS
