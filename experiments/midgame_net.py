@@ -36,7 +36,9 @@ won, 0 drawn, -1 lost, as ``y_won``: ``endgame_net fit --label won`` fits that i
 Shards of ``--hands`` hands each (the hand is the held-out unit), written as they finish; a
 rerun skips those on disk. The rows are those of ``experiments.endgame_net`` (scope
 ``before_last`` stored with them), so its ``fit`` fits them and saves a network that
-``midgame_net=PATH`` plays (heuristic and ppo agents).
+``midgame_net=PATH`` plays (heuristic and ppo agents). With ``--play AGENT`` that agent plays
+one seat of each hand instead, and only its decisions are recorded: the positions it meets
+against the heuristic (``fit --init`` then fine-tunes its network on them).
 """
 
 from __future__ import annotations
@@ -169,7 +171,10 @@ def collect(variant: str, hands: int, shards: int, seed: int, workers: int, run:
     if play is not None:
         from agents import make_agent
 
-        make_agent(play)  # a bad name fails here, before any worker starts
+        try:  # a bad name fails here, before any worker starts
+            make_agent(play)
+        except ValueError as e:
+            raise SystemExit(f"error: --play {play!r}: {e}") from None
     run.mkdir(parents=True, exist_ok=True)
     jobs = [(variant, hands, derive_seed("midgame_net", seed, k) % 10**6, shard_path(run, k),
              rollouts, candidates, None if tail is None else str(tail), play)

@@ -326,7 +326,7 @@ def test_a_player_takes_one_seat_of_the_line_and_only_its_decisions_are_recorded
     a, b, c = np.load(again), np.load(twice), np.load(both)
     assert all(np.array_equal(a[k], b[k]) for k in a)
     assert 0 < len(np.unique(a["group"])) < len(np.unique(c["group"]))  # one seat of two
-    with pytest.raises(ValueError, match="no-such-agent"):
+    with pytest.raises(SystemExit, match="--play 'no-such-agent'"):
         midgame_net.collect("casino", 2, 1, 1, 1, runs / "bad", play="no-such-agent")
 
 
