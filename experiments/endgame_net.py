@@ -306,13 +306,19 @@ def collect_tree_shard(job: tuple) -> str:
     return _save_shard(dest, xs, ys, groups, picks, width, deals, max_cards=from_cards)
 
 
+def player_seat(hand: int) -> int:
+    """The seat ``heuristic_line``'s ``player`` takes in its ``hand``-th hand (they alternate,
+    so it moves first in half of them)."""
+    return hand % 2
+
+
 def heuristic_line(variant: str, hands: int, seed: int, rng: random.Random, player=None):
     """Every decision of ``hands`` single two-player hands (dealt from ``seed``) that the
     default heuristic (seeded ``seed``) plays on both seats, a random move instead with
     probability ``EXPLORE`` (drawn from ``rng`` after the caller's turn): yields (the hand's
     number, state, view, legal moves, the heuristic's scores of them, its move). The line the
     rollout- and play-out-valued collects record. ``player`` (an agent): it plays seat
-    ``k % 2`` of hand ``k`` instead (its own move, or the random one); what is yielded is
+    ``player_seat(k)`` of hand ``k`` instead (its own move, or the random one); what is yielded is
     still the heuristic's scores and move there, so the line visits the positions ``player``
     meets against the heuristic."""
     from agents.afterstate import heuristic_pick
@@ -330,7 +336,7 @@ def heuristic_line(variant: str, hands: int, seed: int, rng: random.Random, play
             scores = heuristic.scores(view, moves) if len(moves) > 1 else [0.0]
             own = moves[heuristic_pick(scores)]
             yield k, st, view, moves, scores, own
-            if player is not None and st.current == k % 2:
+            if player is not None and st.current == player_seat(k):
                 own = player.choose(view) if len(moves) > 1 else own
             st = apply_move(st, rng.choice(moves) if rng.random() < EXPLORE else own)
 
@@ -533,6 +539,11 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
     if label == "won" and residual:
         raise SystemExit("error: --label won needs --no-residual (the static lead a residual "
                          "network adds is in points, the hand results are not)")
+    # before the shards load (minutes on large runs)
+    if not lr > 0:
+        raise SystemExit(f"error: --lr must be > 0, got {lr}")
+    if init is not None and not Path(init).is_file():
+        raise SystemExit(f"error: --init {init}: no such file (fit --save PATH writes one)")
     torch.set_num_threads(max(1, threads))
     torch.manual_seed(seed)
     d = load(run, label)
@@ -597,8 +608,6 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
         _init_from(net, Path(init), {"variant": variant, "kind": kind, "width": x.shape[1],
                                      "hidden": hidden, "layers": layers, "residual": residual,
                                      "ranks": ranks, "heuristic_scores": scores})
-    if not lr > 0:
-        raise SystemExit(f"error: --lr must be > 0, got {lr}")
     opt = torch.optim.AdamW(net.parameters(), lr, weight_decay=weight_decay)
     xt, yt = torch.as_tensor(x), torch.as_tensor(target)
     # exact values, what a choice loses (the regret term only)
@@ -768,8 +777,6 @@ def _init_from(net, path: Path, meta: dict) -> None:
     network ``meta`` describes (the same variant, shape and inputs)."""
     import torch
 
-    if not path.is_file():
-        raise SystemExit(f"error: --init {path}: no such file (fit --save PATH writes one)")
     saved = torch.load(path, map_location="cpu", weights_only=True)
     have = {"kind": "mlp", "layers": 2, "residual": True, "ranks": False,
             "heuristic_scores": False} | saved["meta"]

@@ -55,6 +55,7 @@ from experiments.endgame_net import (
     heuristic_line,
     pipeline_out,
     pipeline_parser,
+    player_seat,
     shard_path,
     write_rows,
 )
@@ -134,7 +135,7 @@ def collect_shard(job: tuple) -> str:
     # rollouts to the hand's end also give each move's mean hand result (``y_won``)
     results: list | None = [] if tail is None else None
     for k, st, view, moves, scores, own in heuristic_line(variant, hands, seed, rng, player):
-        if player is not None and st.current != k % 2:
+        if player is not None and st.current != player_seat(k):
             continue
         if len(moves) > 1 and not perfect_information(view):
             order = top_candidates(scores, candidates)

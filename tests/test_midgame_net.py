@@ -351,3 +351,6 @@ def test_a_fit_starts_from_a_saved_network_and_names_a_mismatch(runs, tmp_path) 
     with pytest.raises(SystemExit, match="no such file"):
         endgame_net.fit(runs / "run", tmp_path, "casino", 16, 0, True, 0, True, "centered",
                         kind="set", layers=1, init=tmp_path / "none.pt")
+    with pytest.raises(SystemExit, match="--lr must be > 0, got 0"):
+        endgame_net.fit(runs / "run", tmp_path, "casino", 16, 1, True, 0, True, "centered",
+                        kind="set", layers=1, lr=0)
