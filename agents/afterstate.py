@@ -11,7 +11,8 @@ An afterstate's inputs: the environment's compact observation from the mover's s
 of the opponent's hand (known on the last deal; empty before it), the static lead (the piles
 scored as they stand, /10) and optionally per-rank counts and the heuristic's score of the move
 that led there (``heuristic_columns``: the network then learns a correction to the heuristic's
-evaluation); the network predicts what play adds to the static lead."""
+evaluation); the network predicts what play adds to the static lead (or, fitted with base
+``banked``, to the points already certain: ``BASES``)."""
 
 from __future__ import annotations
 
@@ -77,17 +78,29 @@ def _pile_bytes(rules: Rules, piles: np.ndarray) -> tuple[np.ndarray, np.ndarray
             np.packbits(other, axis=1, bitorder="little"))
 
 
-def static_leads(rules: Rules, x: np.ndarray) -> np.ndarray:
+# what a residual network's output is added to: ``static``, the piles scored as they stand
+# (the majorities to whoever leads them now); ``banked``, only the points already certain
+# (``scoring.earned``: a majority once no one can catch up) plus the points scored as events
+# during play (Tuxedo's oranges and sized sweeps, krypkasino's tabbes): what play cannot undo
+BASES = ("static", "banked")
+
+
+def _check_base(base: str) -> None:
+    if base not in BASES:
+        raise ValueError(f"unknown base {base!r} (known: {', '.join(BASES)})")
+
+
+def static_leads(rules: Rules, x: np.ndarray, base: str = "static") -> np.ndarray:
     """Each row's point difference for the mover if the hand were scored on the piles as they
     stand (``scoring.awards``; the table's residue unassigned, the points scored as events
     during play left to the inputs' bonus plane), read back from the pile plane and sweep
-    counts: what the cards already taken decide (penalty games: the reverse)."""
-    from casino_env.engine.scoring import awards
-
+    counts: what the cards already taken decide (penalty games: the reverse). ``base``
+    "banked": only the points certain (see ``BASES``), the bonus plane's events included."""
+    _check_base(base)
     o = layout_of(rules).offset
     mine, other = _pile_bytes(rules, x[:, o["piles"]:o["piles"] + N_CARDS])
-    sign = points_sign(rules)
     sweeps = np.rint(x[:, o["sweeps"]:o["sweeps"] + 2] * 10).astype(int).tolist()
+    banked = base == "banked"
     memo: dict = {}
     out = np.empty(len(x), np.float32)
     for i in range(len(x)):
@@ -95,33 +108,58 @@ def static_leads(rules: Rules, x: np.ndarray) -> np.ndarray:
                int.from_bytes(other[i].tobytes(), "little"), *sweeps[i])
         got = memo.get(key)
         if got is None:
-            got = memo[key] = sign * sum(p if s == 0 else -p for _, s, p in
-                                         awards(rules, key[:2], key[2:]))
+            got = memo[key] = _pile_lead(rules, *key, banked)
         out[i] = got
+    if banked:  # the bonus plane: each side's event points / target, clipped to -1..1
+        b = np.rint(x[:, o["bonus"]:o["bonus"] + 2] * rules.target)
+        out += points_sign(rules) * (b[:, 0] - b[:, 1]).astype(np.float32)
     return out
 
 
 @lru_cache(maxsize=1 << 16)
-def _pile_lead(rules: Rules, mine: int, other: int, my_sweeps: int, other_sweeps: int
-               ) -> float:
+def _pile_lead(rules: Rules, mine: int, other: int, my_sweeps: int, other_sweeps: int,
+               banked: bool = False) -> float:
     """``static_leads``' number for one pair of piles and sweep counts (memoised: a trail
-    leaves the piles as they were, so positions of a hand share them)."""
+    leaves the piles as they were, so positions of a hand share them); ``banked``: only the
+    points certain while the cards neither pile holds are still to be captured."""
+    from casino_env.engine.cards import SPADE
     from casino_env.engine.scoring import awards
 
+    left = None
+    if banked:
+        taken, spades = mine | other, rules.deck.suit_mask[SPADE]
+        left = (rules.deck.size - taken.bit_count(),
+                spades.bit_count() - (taken & spades).bit_count())
     return float(points_sign(rules) * sum(p if s == 0 else -p for _, s, p in
-                                    awards(rules, (mine, other), (my_sweeps, other_sweeps))))
+                                    awards(rules, (mine, other), (my_sweeps, other_sweeps),
+                                           (), None, left)))
 
 
-def static_leads_of(rules: Rules, afters: list[State], me: int) -> np.ndarray:
+def _event_lead(rules: Rules, st: State, side: int) -> float:
+    """The points ``side`` scored as events this hand minus the other side's, each clipped to
+    the target as the bonus plane holds them (penalty games: the reverse)."""
+    totals = [0, 0]
+    for s, _, pts in st.events:
+        totals[s != side] += pts
+    t = rules.target
+    return float(points_sign(rules) * (min(max(totals[0], -t), t) - min(max(totals[1], -t), t)))
+
+
+def static_leads_of(rules: Rules, afters: list[State], me: int, base: str = "static"
+                    ) -> np.ndarray:
     """``static_leads`` of the rows of ``afters`` seen from seat ``me``, read from the states
     instead of the rows (the same numbers: the other sides' piles as one, sweeps counted to
     10 as the observation has them); two-player games."""
+    _check_base(base)
     side = rules.side(me)
+    banked = base == "banked"
     out = np.empty(len(afters), np.float32)
     for i, st in enumerate(afters):
         piles, sweeps = st.pile_masks, st.sweeps
         out[i] = _pile_lead(rules, piles[side], piles[1 - side],
-                            min(sweeps[side], 10), min(sweeps[1 - side], 10))
+                            min(sweeps[side], 10), min(sweeps[1 - side], 10), banked)
+        if banked and st.events:
+            out[i] += _event_lead(rules, st, side)
     return out
 
 
@@ -141,13 +179,15 @@ def rank_counts(rules: Rules, x: np.ndarray) -> np.ndarray:
 
 
 def net_inputs(rules: Rules, x: np.ndarray, residual: bool, ranks: bool,
-               leads: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+               leads: np.ndarray | None = None, base_kind: str = "static"
+               ) -> tuple[np.ndarray, np.ndarray]:
     """The network's inputs for rows ``x`` and the base its output is added to (the static
-    lead, or zeros without ``residual``; ``leads``: the rows' static leads, if known)."""
+    lead of kind ``base_kind``, see ``BASES``, or zeros without ``residual``; ``leads``: the
+    rows' leads of that kind, if known)."""
     if not residual:
         base = np.zeros(len(x), np.float32)
     else:
-        base = static_leads(rules, x) if leads is None else leads
+        base = static_leads(rules, x, base_kind) if leads is None else leads
     parts = [x] + ([base[:, None] / 10] if residual else []) + \
         ([rank_counts(rules, x)] if ranks else [])
     return np.hstack(parts).astype(np.float32), base
@@ -294,6 +334,9 @@ def _load_member(path: str, option: str) -> tuple:  # -> (forward pass, dict, Ru
     except Exception as e:  # a foreign or corrupt file: torch raises many kinds
         raise ValueError(f"{option} {path}: not an afterstate value network "
                          f"({type(e).__name__}: {e})") from e
+    if meta.get("base", "static") not in BASES:
+        raise ValueError(f"{option} {path}: unknown base {meta['base']!r} (known: "
+                         f"{', '.join(BASES)})")
     layout = layout_of(rules)
     offsets = dict(layout.offset, opp=layout.size)
     forward = numpy_net(meta, {k: v.numpy() for k, v in state.items()}, offsets, MAX_VALUE)
@@ -348,15 +391,20 @@ class AfterstateNet:
         hidden = self.scope == BEFORE_LAST
         afters = [play(st, m, deal_next=False) for m in moves]
         rows = np.stack([afterstate_row(self.layout, a, me, hidden) for a in afters])
-        leads = static_leads_of(self.rules, afters, me)
+        leads_of: dict[str, np.ndarray] = {}  # per base kind (an ensemble's may differ)
         total = None
         for net, meta, _ in self.members:
+            kind = meta.get("base", "static")
+            if kind not in leads_of:
+                leads_of[kind] = static_leads_of(self.rules, afters, me, kind)
+            leads = leads_of[kind]
             x = rows
             if meta.get("heuristic_scores"):
                 if scores is None:
                     scores = _scorer().scores(PlayerView(st, st.current), moves)
                 x = np.hstack([rows, heuristic_columns(st, moves, scores)])
-            inputs, base = net_inputs(self.rules, x, meta["residual"], meta["ranks"], leads)
+            inputs, base = net_inputs(self.rules, x, meta["residual"], meta["ranks"], leads,
+                                      kind)
             out = net(inputs) + base
             total = out if total is None else total + out
         return total if len(self.members) == 1 else total / len(self.members)
@@ -436,7 +484,7 @@ def afterstate_nets(endgame_net: str | None, endgame_margin: float | None,
     return nets[0], nets[1]
 
 
-__all__ = ["BEFORE_LAST", "LAST_DEAL", "SCOPES", "AfterstateNet", "afterstate_nets",
+__all__ = ["BASES", "BEFORE_LAST", "LAST_DEAL", "SCOPES", "AfterstateNet", "afterstate_nets",
            "exact_or_learned", "afterstate_row", "build_net", "heuristic_columns",
            "heuristic_pick", "net_inputs", "rank_counts", "save_net", "set_value_net",
            "static_leads", "static_leads_of", "top_candidates", "value_net"]

@@ -76,7 +76,7 @@ FIELDS = ("variant", "net", "shards", "decisions", "afterstates", "hidden", "epo
           "residual", "loss", "dropout", "weight_decay", "ranks", "heuristic_scores",
           "regret", "regret_temp", "card_weights", "extra_decisions",
           "train_decisions", "held_decisions", "heuristic_lost", "net_lost", "net_train_lost",
-          "held_mse", "fit_minutes", "lr_schedule", "label", "init", "lr")
+          "held_mse", "fit_minutes", "lr_schedule", "label", "init", "lr", "base")
 # what a fit regresses on (``load``'s label): each move's mean hand point difference, or its
 # mean hand result (+1 won, 0 drawn, -1 lost; ``y_won``, where rollouts ran to the hand's end)
 LABELS_FITTED = ("points", "won")
@@ -511,7 +511,7 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
         kind: str = "mlp", layers: int = 2, lr_schedule: str = "constant",
         checkpoint: Path | None = None, stop_after: int | None = None,
         threads: int = 1, label: str = "points", init: Path | None = None,
-        lr: float = LR) -> dict | None:
+        lr: float = LR, base: str = "static") -> dict | None:
     """Fit an afterstate value network to exact move values; write its row to ``out``'s
     fits.csv (None when ``stop_after`` epochs end the run early, its ``checkpoint`` kept).
     ``label`` "won": to the moves' mean hand results instead of their points (not residual:
@@ -520,11 +520,12 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
     is written after each epoch and resumed from when it exists (bit for bit the same fit).
     ``init``: a saved network (``save``) of the same shape to start from instead of random
     weights (a fine-tune on new decisions; 0 epochs measures it as it is); ``lr``: the
-    learning rate (cosine: where it starts)."""
+    learning rate (cosine: where it starts). ``base``: the residual network's base
+    (``agents.afterstate.BASES``: the static lead, or only the points already banked)."""
     import torch
     from tqdm.auto import tqdm
 
-    from agents.afterstate import LAST_DEAL, build_net, layout_of, net_inputs, save_net
+    from agents.afterstate import BASES, LAST_DEAL, build_net, layout_of, net_inputs, save_net
     from casino_env.engine import new_game
 
     if lr_schedule not in LR_SCHEDULES:
@@ -540,6 +541,11 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
         raise SystemExit("error: --label won needs --no-residual (the static lead a residual "
                          "network adds is in points, the hand results are not)")
     # before the shards load (minutes on large runs)
+    if base not in BASES:
+        raise SystemExit(f"error: --base must be one of {', '.join(BASES)}, got {base!r}")
+    if base != "static" and not residual:
+        raise SystemExit(f"error: --base {base} is what a residual network adds its output "
+                         "to; drop --no-residual")
     if not lr > 0:
         raise SystemExit(f"error: --lr must be > 0, got {lr}")
     if init is not None and not Path(init).is_file():
@@ -593,13 +599,13 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
         x, scores = x[:, :-2], False
     # the static lead and rank counts come after the card planes, so the suit swap leaves
     # them be (both are suit-blind); the target is what play adds to the static lead
-    x, base = net_inputs(rules, x, residual, ranks)
+    x, lead = net_inputs(rules, x, residual, ranks, base_kind=base)
     held = held_decision[g]
     held_idx = np.flatnonzero(held)
     layout = layout_of(rules)
     planes = [o for name, o, n, _ in layout.segments if n == 52] + [layout.size]
     perm = torch.as_tensor(suit_swap(variant, x.shape[1], planes)) if augment else None
-    target = y - base
+    target = y - lead
     if kind == "set" and dropout:
         raise SystemExit("error: --dropout applies to the MLP only")
     net = build_net({"kind": kind, "width": x.shape[1], "hidden": hidden, "layers": layers,
@@ -607,7 +613,8 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
     if init is not None:
         _init_from(net, Path(init), {"variant": variant, "kind": kind, "width": x.shape[1],
                                      "hidden": hidden, "layers": layers, "residual": residual,
-                                     "ranks": ranks, "heuristic_scores": scores})
+                                     "ranks": ranks, "heuristic_scores": scores,
+                                     "base": base})
     opt = torch.optim.AdamW(net.parameters(), lr, weight_decay=weight_decay)
     xt, yt = torch.as_tensor(x), torch.as_tensor(target)
     # exact values, what a choice loses (the regret term only)
@@ -629,6 +636,8 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
         settings["label"] = label
     if init is not None or lr != LR:  # likewise
         settings |= {"init": str(init or ""), "lr": lr}
+    if base != "static":  # likewise
+        settings["base"] = base
     done, spent = _resume(checkpoint, settings, net, opt, sched, rng, train_dec)
     t0 = time.perf_counter() - spent
     for epoch in tqdm(range(done, epochs), desc="fit", initial=done, total=epochs):
@@ -677,10 +686,11 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
         save_net(save, net, {"variant": variant, "kind": kind, "layers": layers,
                              "width": x.shape[1], "hidden": hidden,
                              "residual": residual, "ranks": ranks,
-                             "heuristic_scores": scores, **scope})
+                             "heuristic_scores": scores, **scope,
+                             **({"base": base} if base != "static" else {})})
     with torch.no_grad():  # in chunks: the set network's attention is large on all rows
         pred = np.concatenate([net(xt[i:i + 8192]).squeeze(-1).numpy()
-                               for i in range(0, len(xt), 8192)]) + base
+                               for i in range(0, len(xt), 8192)]) + lead
     # the training decisions' measure on as many of them as are held out
     seen = np.flatnonzero(~held_decision)[:int(held_decision.sum())]
     sample = np.flatnonzero(np.isin(g, seen))
@@ -700,7 +710,8 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
            "net_train_lost": round(points_lost(y[sample], pred[sample], g[sample]), 4),
            "held_mse": round(float(((pred[held_idx] - y[held_idx]) ** 2).mean()), 3),
            "fit_minutes": round((time.perf_counter() - t0) / 60, 1),
-           "lr_schedule": lr_schedule, "label": label, "init": str(init or ""), "lr": lr}
+           "lr_schedule": lr_schedule, "label": label, "init": str(init or ""), "lr": lr,
+           "base": base}
     out.mkdir(parents=True, exist_ok=True)
     path = out / "fits.csv"
     rows = []
@@ -709,7 +720,8 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
             rows = [{"net": "mlp", "dropout": 0.0, "weight_decay": 0.0, "ranks": False,
                      "extra_decisions": 0, "lr_schedule": "constant",
                      "heuristic_scores": False, "regret": 0.0, "regret_temp": 0.5,
-                     "card_weights": "", "label": "points", "init": "", "lr": LR, **r}
+                     "card_weights": "", "label": "points", "init": "", "lr": LR,
+                     "base": "static", **r}
                     for r in csv.DictReader(f)]
     with path.open("w", newline="") as f:
         w = csv.DictWriter(f, FIELDS)
@@ -779,7 +791,7 @@ def _init_from(net, path: Path, meta: dict) -> None:
 
     saved = torch.load(path, map_location="cpu", weights_only=True)
     have = {"kind": "mlp", "layers": 2, "residual": True, "ranks": False,
-            "heuristic_scores": False} | saved["meta"]
+            "heuristic_scores": False, "base": "static"} | saved["meta"]
     diff = sorted(k for k in meta if have.get(k) != meta[k])
     if diff:
         raise SystemExit(f"error: --init {path} is another network (it differs in "
@@ -1028,6 +1040,8 @@ def pipeline_parser(sub, what: str, name: str) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> None:
+    from agents.afterstate import BASES
+
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = p.add_subparsers(dest="command", required=True)
     c = sub.add_parser("collect", help="exact last-deal afterstates, in shards")
@@ -1112,6 +1126,10 @@ def main(argv: list[str] | None = None) -> None:
                         "weights: a fine-tune on this run's decisions; --epochs 0 measures it")
     f.add_argument("--lr", type=float, default=LR,
                    help=f"the learning rate (cosine: its start; default {LR:g})")
+    f.add_argument("--base", choices=BASES, default="static",
+                   help="what the residual network's output is added to: the piles scored "
+                        "as they stand (default), or only the points already certain, events "
+                        "scored in play included (banked)")
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--out", type=Path, required=True)
     q = pipeline_parser(sub, "one preset's network-alone last deal end to end: collect, fit, "
@@ -1166,7 +1184,7 @@ def main(argv: list[str] | None = None) -> None:
                               a.save, a.use_scores, a.regret, a.regret_temp,
                               a.card_weights, a.kind, a.layers, a.lr_schedule,
                               a.checkpoint, a.stop_after, a.threads, a.label, a.init,
-                              a.lr)))
+                              a.lr, a.base)))
 
 
 if __name__ == "__main__":

@@ -396,3 +396,100 @@ def test_a_two_deck_set_network_sees_how_many_copies_lie_where(tmp_path) -> None
             assert np.abs(got - want).max() < 1e-3
             checked += 1
         st = apply_move(st, h.choose(PlayerView(st, st.current)))
+
+
+def _tuxedo(mine: list[str], theirs: list[str], events: list | None = None):
+    """A two-player tuxedo state with these piles and events (the rest in the stock)."""
+    from casino_env.engine import State
+
+    spec = {"variant": "tuxedo", "players": 2, "current": 0, "dealer": 1,
+            "hands": [["1R"], ["1Y"]], "table": ["2R"], "piles": [mine, theirs]}
+    if events:
+        spec["events"] = events
+    return State.from_spec(spec)
+
+
+def test_a_banked_base_holds_only_the_points_play_cannot_undo() -> None:
+    """V-tux-score: the ``banked`` base counts each Five (5) and the events scored in play
+    (an orange 10, a sweep of 3 or fewer 5, of 4 or more 10), and most cards (15) only once
+    the other side cannot catch up (``scoring.earned``); the ``static`` base gives most cards
+    to whoever leads now and leaves the events out. Read from the rows and from the states
+    alike, from either seat."""
+    from agents.afterstate import layout_of, static_leads, static_leads_of
+
+    deck = [f"{v}{c}" for v in range(3, 11) for c in "RYGB"]  # none of the hands' or table's
+    fives = [c for c in deck if c.startswith("5")]
+    plain = [c for c in deck if not c.startswith("5")]
+    # mine: two Fives and 10 more cards; theirs: one Five and 9 more; I made an orange, they
+    # a small sweep: 12 v 10 cards, 18 uncaptured, so most cards is not yet certain
+    mine, theirs = fives[:2] + plain[:10], fives[2:3] + plain[10:19]
+    events = [[0, "orange", 10], [1, "sweep", 5]]
+    st = _tuxedo(mine, theirs, events)
+    rules, layout = st.rules, layout_of(st.rules)
+    rows = np.stack([afterstate_row(layout, st, 0), afterstate_row(layout, st, 1)])
+    assert list(static_leads(rules, rows, "banked")) == [10.0, -10.0]  # (10 + 10) - (5 + 5)
+    assert list(static_leads(rules, rows)) == [20.0, -20.0]  # 15 + 10 - 5, no events
+    assert list(static_leads_of(rules, [st], 0, "banked")) == [10.0]
+    assert list(static_leads_of(rules, [st], 1, "banked")) == [-10.0]
+    assert list(static_leads_of(rules, [st], 0)) == [20.0]
+    # 21 of the 40 cards mine: most cards is certain, so banked too; a big sweep for them
+    big = _tuxedo(fives[:2] + plain[:19], fives[2:3] + plain[19:21],
+                  [[0, "orange", 10], [1, "sweep", 10], [1, "sweep", 5]])
+    row = afterstate_row(layout, big, 0)[None]
+    assert list(static_leads(rules, row, "banked")) == [15.0 + 10 + 10 - 5 - 15]
+    assert list(static_leads_of(rules, [big], 0, "banked")) == [15.0]
+    with pytest.raises(ValueError, match="unknown base 'sure'"):
+        static_leads(rules, row, "sure")
+
+
+@pytest.mark.parametrize("variant", ["tuxedo", "casino", "krypkasino"])
+def test_banked_leads_read_from_the_states_are_those_read_from_the_rows(variant) -> None:
+    """``static_leads_of(..., "banked")`` gives ``static_leads(..., "banked")`` over every move
+    of two games' decisions: tuxedo's oranges and sized sweeps, casino's sweeps and
+    majorities, krypkasino's tabbes (events in a penalty game) and two decks."""
+    from agents.afterstate import layout_of, static_leads, static_leads_of
+
+    h, evented, differs = HeuristicAgent(0), 0, 0
+    for seed in range(2):
+        st = new_game(variant, 2, seed=seed)
+        layout = layout_of(st.rules)
+        while not st.game_over:
+            afters = [play(st, m, deal_next=False) for m in legal_moves(st)]
+            rows = np.stack([afterstate_row(layout, a, st.current) for a in afters])
+            banked = static_leads(st.rules, rows, "banked")
+            assert list(static_leads_of(st.rules, afters, st.current, "banked")) == list(banked)
+            evented += any(a.events for a in afters)
+            differs += bool((banked != static_leads(st.rules, rows)).any())
+            st = apply_move(st, h.choose(PlayerView(st, st.current)))
+    assert differs  # the bases part ways somewhere in every preset
+    assert evented or variant == "casino"  # casino records no events
+
+
+def test_a_network_values_each_afterstate_on_the_base_it_was_fitted_on(tmp_path) -> None:
+    """A network whose output is 0 values a tuxedo afterstate at its lead: the static one
+    when its file names no base (every network saved before bases existed), the banked one
+    when it names ``banked``; an unknown base is named when the file loads."""
+    from agents.afterstate import static_leads_of
+
+    static = AfterstateNet(_zero_net(tmp_path / "static.pt", "tuxedo"))
+    zero = torch.load(tmp_path / "static.pt", weights_only=True)
+    for name, base in (("banked.pt", "banked"), ("sure.pt", "sure")):
+        torch.save({"meta": zero["meta"] | {"base": base},
+                    "state_dict": zero["state_dict"]}, tmp_path / name)
+    banked = AfterstateNet(tmp_path / "banked.pt")
+    h, differs = HeuristicAgent(0), 0
+    for seed in range(6):
+        st = new_game("tuxedo", 2, seed=seed)
+        while not st.game_over and st.hand_no == 0:
+            moves = legal_moves(st)
+            if perfect_information(PlayerView(st, st.current)) and len(moves) > 1:
+                afters = [play(st, m, deal_next=False) for m in moves]
+                want = static_leads_of(st.rules, afters, st.current, "banked")
+                assert list(banked.values(st, moves)) == list(want)
+                assert list(static.values(st, moves)) == \
+                    list(static_leads_of(st.rules, afters, st.current))
+                differs += bool((want != static.values(st, moves)).any())
+            st = apply_move(st, h.choose(PlayerView(st, st.current)))
+    assert differs
+    with pytest.raises(ValueError, match="unknown base 'sure'"):
+        AfterstateNet(tmp_path / "sure.pt")

@@ -354,3 +354,47 @@ def test_a_fit_starts_from_a_saved_network_and_names_a_mismatch(runs, tmp_path) 
     with pytest.raises(SystemExit, match="--lr must be > 0, got 0"):
         endgame_net.fit(runs / "run", tmp_path, "casino", 16, 1, True, 0, True, "centered",
                         kind="set", layers=1, lr=0)
+
+
+def test_a_fit_on_the_banked_base_plays_on_it_and_says_so(runs, tmp_path) -> None:
+    """``fit --base banked``: the network's output is added to the points already certain
+    (``agents.afterstate.BASES``), and so it plays: its values are its output plus the banked
+    lead, which differs from the static lead at some decisions; the base is in fits.csv and
+    the saved file, a 0-epoch ``--init`` of it reproduces its held-out loss, and a static fit
+    may not start from it; a banked base without a residual network is named."""
+    import csv
+
+    from agents.afterstate import heuristic_columns, net_inputs, static_leads_of
+
+    row = endgame_net.fit(runs / "run", tmp_path, "casino", 16, 1, True, 0, True, "centered",
+                          kind="set", layers=1, base="banked", save=tmp_path / "banked.pt")
+    assert row["base"] == "banked"
+    with (tmp_path / "fits.csv").open() as f:
+        assert [r["base"] for r in csv.DictReader(f)] == ["banked"]
+    net = AfterstateNet(tmp_path / "banked.pt", option="midgame_net")
+    assert net.meta["base"] == "banked" and "base" not in AfterstateNet(runs / "net.pt").meta
+    differs = 0
+    for seed in range(8):
+        st = _midhand(seed, decisions=13)
+        moves, me = legal_moves(st), st.current
+        afters = [play(st, m, deal_next=False) for m in moves]
+        x = np.hstack([np.stack([afterstate_row(net.layout, a, me, True) for a in afters]),
+                       heuristic_columns(st, moves)])
+        lead = static_leads_of(st.rules, afters, me, "banked")
+        inputs, _ = net_inputs(st.rules, x, True, False, lead, "banked")
+        assert net.values(st, moves) == pytest.approx(net.net(inputs) + lead, abs=1e-5)
+        differs += bool((lead != static_leads_of(st.rules, afters, me)).any())
+    assert differs
+    again = endgame_net.fit(runs / "run", tmp_path, "casino", 16, 0, True, 0, True,
+                            "centered", kind="set", layers=1, base="banked",
+                            init=tmp_path / "banked.pt")
+    assert again["net_lost"] == pytest.approx(row["net_lost"], abs=0.05)
+    with pytest.raises(SystemExit, match="differs in base 'banked', here 'static'"):
+        endgame_net.fit(runs / "run", tmp_path, "casino", 16, 0, True, 0, True, "centered",
+                        kind="set", layers=1, init=tmp_path / "banked.pt")
+    with pytest.raises(SystemExit, match="--base banked is what a residual network"):
+        endgame_net.fit(runs / "run", tmp_path, "casino", 16, 1, True, 0, False, "centered",
+                        kind="set", layers=1, base="banked")
+    with pytest.raises(SystemExit, match="--base must be one of static, banked"):
+        endgame_net.fit(runs / "run", tmp_path, "casino", 16, 1, True, 0, True, "centered",
+                        kind="set", layers=1, base="sure")
