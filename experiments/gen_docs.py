@@ -691,6 +691,9 @@ NETWORK_ALONE_MATCHES = (
     ("tuxedo", "before the last deal a set network (128 wide) fitted from scratch on those 64 "
      "shards alone (midgame_net_tuxedo_onpolicy/scratch; not shipped), the last deal's set "
      "network on it", "heuristic", "exit/midgame_net_tuxedo_onpolicy/scratch/networks_v_heuristic"),
+    ("tuxedo", "the same fit with the banked base, only the points already certain "
+     "(midgame_net_tuxedo_onpolicy/scratch_banked; not shipped)", "heuristic",
+     "exit/midgame_net_tuxedo_onpolicy/scratch_banked/networks_v_heuristic"),
 ) + tuple(
     # the refitted last deals (``REFITS``) against the heuristic and another tuning
     row for v, n, epochs, shipped in REFITS
