@@ -288,20 +288,29 @@ def test_static_leads_read_from_the_states_are_those_read_from_the_rows(variant)
     """``static_leads_of`` (the afterstates) gives ``static_leads`` (their encoded rows),
     sweeps included where they score, over every move of four games' decisions (krypkasino:
     two decks' copies and penalties)."""
-    from agents.afterstate import layout_of, static_leads, static_leads_of
+    from agents.afterstate import static_leads, static_leads_of
 
-    h, swept = HeuristicAgent(0), 0
-    for seed in range(4):
+    swept = 0
+    for st, afters, rows in _every_decisions_afterstates(variant, 4):
+        assert list(static_leads_of(st.rules, afters, st.current)) == \
+            list(static_leads(st.rules, rows))
+        swept += any(any(a.sweeps) for a in afters)
+    assert swept or not st.rules.sweeps  # casino scores no sweeps; dominican does
+
+
+def _every_decisions_afterstates(variant: str, games: int):
+    """Each decision of ``games`` heuristic games (seeds 0, 1, ...): its state, the
+    afterstates of its moves and their rows as the mover sees them."""
+    from agents.afterstate import layout_of
+
+    h = HeuristicAgent(0)
+    for seed in range(games):
         st = new_game(variant, 2, seed=seed)
         layout = layout_of(st.rules)
         while not st.game_over:
             afters = [play(st, m, deal_next=False) for m in legal_moves(st)]
-            rows = np.stack([afterstate_row(layout, a, st.current) for a in afters])
-            assert list(static_leads_of(st.rules, afters, st.current)) == \
-                list(static_leads(st.rules, rows))
-            swept += any(any(a.sweeps) for a in afters)
+            yield st, afters, np.stack([afterstate_row(layout, a, st.current) for a in afters])
             st = apply_move(st, h.choose(PlayerView(st, st.current)))
-    assert swept or not st.rules.sweeps  # casino scores no sweeps; dominican does
 
 
 def test_an_ensemble_values_each_afterstate_by_its_members_mean(tmp_path) -> None:
@@ -447,20 +456,14 @@ def test_banked_leads_read_from_the_states_are_those_read_from_the_rows(variant)
     """``static_leads_of(..., "banked")`` gives ``static_leads(..., "banked")`` over every move
     of two games' decisions: tuxedo's oranges and sized sweeps, casino's sweeps and
     majorities, krypkasino's tabbes (events in a penalty game) and two decks."""
-    from agents.afterstate import layout_of, static_leads, static_leads_of
+    from agents.afterstate import static_leads, static_leads_of
 
-    h, evented, differs = HeuristicAgent(0), 0, 0
-    for seed in range(2):
-        st = new_game(variant, 2, seed=seed)
-        layout = layout_of(st.rules)
-        while not st.game_over:
-            afters = [play(st, m, deal_next=False) for m in legal_moves(st)]
-            rows = np.stack([afterstate_row(layout, a, st.current) for a in afters])
-            banked = static_leads(st.rules, rows, "banked")
-            assert list(static_leads_of(st.rules, afters, st.current, "banked")) == list(banked)
-            evented += any(a.events for a in afters)
-            differs += bool((banked != static_leads(st.rules, rows)).any())
-            st = apply_move(st, h.choose(PlayerView(st, st.current)))
+    evented, differs = 0, 0
+    for st, afters, rows in _every_decisions_afterstates(variant, 2):
+        banked = static_leads(st.rules, rows, "banked")
+        assert list(static_leads_of(st.rules, afters, st.current, "banked")) == list(banked)
+        evented += any(a.events for a in afters)
+        differs += bool((banked != static_leads(st.rules, rows)).any())
     assert differs  # the bases part ways somewhere in every preset
     assert evented or variant == "casino"  # casino records no events
 

@@ -389,12 +389,10 @@ def test_a_fit_on_the_banked_base_plays_on_it_and_says_so(runs, tmp_path) -> Non
                             "centered", kind="set", layers=1, base="banked",
                             init=tmp_path / "banked.pt")
     assert again["net_lost"] == pytest.approx(row["net_lost"], abs=0.05)
-    with pytest.raises(SystemExit, match="differs in base 'banked', here 'static'"):
-        endgame_net.fit(runs / "run", tmp_path, "casino", 16, 0, True, 0, True, "centered",
-                        kind="set", layers=1, init=tmp_path / "banked.pt")
-    with pytest.raises(SystemExit, match="--base banked is what a residual network"):
-        endgame_net.fit(runs / "run", tmp_path, "casino", 16, 1, True, 0, False, "centered",
-                        kind="set", layers=1, base="banked")
-    with pytest.raises(SystemExit, match="--base must be one of static, banked"):
-        endgame_net.fit(runs / "run", tmp_path, "casino", 16, 1, True, 0, True, "centered",
-                        kind="set", layers=1, base="sure")
+    for match, residual, more in (
+            ("differs in base 'banked', here 'static'", True, {"init": tmp_path / "banked.pt"}),
+            ("--base banked is what a residual network", False, {"base": "banked"}),
+            ("--base must be one of static, banked", True, {"base": "sure"})):
+        with pytest.raises(SystemExit, match=match):
+            endgame_net.fit(runs / "run", tmp_path, "casino", 16, 0, True, 0, residual,
+                            "centered", kind="set", layers=1, **more)
