@@ -694,6 +694,9 @@ NETWORK_ALONE_MATCHES = (
     ("tuxedo", "the same fit with the banked base, only the points already certain "
      "(midgame_net_tuxedo_onpolicy/scratch_banked; not shipped)", "heuristic",
      "exit/midgame_net_tuxedo_onpolicy/scratch_banked/networks_v_heuristic"),
+    ("tuxedo", "before the last deal a set network (64 wide) on 60 shards valued by 64 rollouts "
+     "a move instead of 32 (midgame_net_tuxedo_r64; not shipped), the last deal's set network "
+     "on it", "heuristic", "exit/midgame_net_tuxedo_r64/networks_v_heuristic"),
 ) + tuple(
     # the refitted last deals (``REFITS``) against the heuristic and another tuning
     row for v, n, epochs, shipped in REFITS
