@@ -697,6 +697,8 @@ NETWORK_ALONE_MATCHES = (
     ("tuxedo", "before the last deal a set network (64 wide) on 60 shards valued by 64 rollouts "
      "a move instead of 32 (midgame_net_tuxedo_r64; not shipped), the last deal's set network "
      "on it", "heuristic", "exit/midgame_net_tuxedo_r64/networks_v_heuristic"),
+    ("tuxedo", "the same shards, the set network 128 wide (midgame_net_tuxedo_r64_h128; not "
+     "shipped)", "heuristic", "exit/midgame_net_tuxedo_r64_h128/networks_v_heuristic"),
 ) + tuple(
     # the refitted last deals (``REFITS``) against the heuristic and another tuning
     row for v, n, epochs, shipped in REFITS
