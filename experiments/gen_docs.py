@@ -699,6 +699,8 @@ NETWORK_ALONE_MATCHES = (
      "on it", "heuristic", "exit/midgame_net_tuxedo_r64/networks_v_heuristic"),
     ("tuxedo", "the same shards, the set network 128 wide (midgame_net_tuxedo_r64_h128; not "
      "shipped)", "heuristic", "exit/midgame_net_tuxedo_r64_h128/networks_v_heuristic"),
+    ("tuxedo", "the 64-wide fit on them again with another seed (midgame_net_tuxedo_r64_s1; not "
+     "shipped)", "heuristic", "exit/midgame_net_tuxedo_r64_s1/networks_v_heuristic"),
 ) + tuple(
     # the refitted last deals (``REFITS``) against the heuristic and another tuning
     row for v, n, epochs, shipped in REFITS
