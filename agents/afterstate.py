@@ -123,16 +123,17 @@ def _pile_lead(rules: Rules, mine: int, other: int, my_sweeps: int, other_sweeps
     leaves the piles as they were, so positions of a hand share them); ``banked``: only the
     points certain while the cards neither pile holds are still to be captured."""
     from casino_env.engine.cards import SPADE
-    from casino_env.engine.scoring import awards
+    from casino_env.engine.scoring import awards, earned
 
-    left = None
-    if banked:
+    piles, sweeps = (mine, other), (my_sweeps, other_sweeps)
+    if banked:  # what V-earned counts as certain, the cards neither pile holds uncaptured
         taken, spades = mine | other, rules.deck.suit_mask[SPADE]
         left = (rules.deck.size - taken.bit_count(),
                 spades.bit_count() - (taken & spades).bit_count())
+        sure = earned(rules, piles, sweeps, (), left)
+        return float(points_sign(rules) * (sure[0] - sure[1]))
     return float(points_sign(rules) * sum(p if s == 0 else -p for _, s, p in
-                                    awards(rules, (mine, other), (my_sweeps, other_sweeps),
-                                           (), None, left)))
+                                    awards(rules, piles, sweeps)))
 
 
 def _event_lead(rules: Rules, st: State, side: int) -> float:
