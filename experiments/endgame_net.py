@@ -400,9 +400,10 @@ def collect(variant: str, hands: int, shards: int, seed: int, workers: int, run:
             pass
 
 
-def load(run: Path, label: str = "points") -> dict:
+def load(run: Path, label: str = "points", won_weight: float = 0.0) -> dict:
     """All shards of ``run``: afterstates, values (``label``: "won" reads the mean hand results
-    instead of the points, where collect stored them), decision ids (unique across shards),
+    instead of the points, where collect stored them; ``won_weight`` W > 0: the points plus W
+    times the hand results), decision ids (unique across shards),
     whether the heuristic chose each move, and each decision's deal (``deal_of``: the held-out
     split's unit; each decision its own where a shard has no deals) and the most cards a mover
     held (``max_cards``, 0: any; ``collect --from-cards``)."""
@@ -421,10 +422,11 @@ def load(run: Path, label: str = "points") -> dict:
             raise SystemExit(f"error: {f} holds decisions of another scope than the shards "
                              f"before it ({sorted(kinds)})")
         deal = d["deal"] if "deal" in d else d["group"]
-        if label == "won" and "y_won" not in d:
+        if (label == "won" or won_weight) and "y_won" not in d:
             raise SystemExit(f"error: {f} holds no hand results (y_won); collect it again "
                              "with rollouts to the hand's end (no --tail)")
-        y = d["y_won"] if label == "won" else d["y"]
+        y = d["y_won"] if label == "won" else \
+            d["y"] + won_weight * d["y_won"] if won_weight else d["y"]
         parts.append((d["x"], y, d["group"] + offset, d["heuristic"], deal + deals))
         offset += int(d["group"].max()) + 1 if len(d["group"]) else 0
         deals += int(deal.max()) + 1 if len(deal) else 0
@@ -436,6 +438,14 @@ def load(run: Path, label: str = "points") -> dict:
     return {"x": x.astype(np.float32), "y": y, "group": g, "heuristic": h,
             "shards": len(files), "decisions": offset, "deal_of": deal_of, "scope": scope,
             "candidates": candidates, "max_cards": max_cards}
+
+
+def _label_note(label: str | None) -> str:
+    """What a summary row adds after its loss for a label other than the points."""
+    if label == "won":
+        return " (hand results)"
+    return f" (points + {label[7:-3]} x hand results)" if label and label.startswith("points+") \
+        else ""
 
 
 def points_lost(values: np.ndarray, scores: np.ndarray, groups: np.ndarray) -> float:
@@ -511,7 +521,7 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
         kind: str = "mlp", layers: int = 2, lr_schedule: str = "constant",
         checkpoint: Path | None = None, stop_after: int | None = None,
         threads: int = 1, label: str = "points", init: Path | None = None,
-        lr: float = LR, base: str = "static") -> dict | None:
+        lr: float = LR, base: str = "static", won_weight: float = 0.0) -> dict | None:
     """Fit an afterstate value network to exact move values; write its row to ``out``'s
     fits.csv (None when ``stop_after`` epochs end the run early, its ``checkpoint`` kept).
     ``label`` "won": to the moves' mean hand results instead of their points (not residual:
@@ -521,7 +531,9 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
     ``init``: a saved network (``save``) of the same shape to start from instead of random
     weights (a fine-tune on new decisions; 0 epochs measures it as it is); ``lr``: the
     learning rate (cosine: where it starts). ``base``: the residual network's base
-    (``agents.afterstate.BASES``: the static lead, or only the points already banked)."""
+    (``agents.afterstate.BASES``: the static lead, or only the points already banked).
+    ``won_weight`` W > 0: to the moves' mean points plus W times their mean hand results (a
+    label tilted from points towards hands won, in points; residual as the points are)."""
     import torch
     from tqdm.auto import tqdm
 
@@ -540,6 +552,9 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
     if label == "won" and residual:
         raise SystemExit("error: --label won needs --no-residual (the static lead a residual "
                          "network adds is in points, the hand results are not)")
+    if not won_weight >= 0 or (won_weight and label != "points"):
+        raise SystemExit(f"error: --won-weight must be >= 0 and adds hand results to the "
+                         f"points label, got {won_weight} with --label {label}")
     # before the shards load (minutes on large runs)
     if base not in BASES:
         raise SystemExit(f"error: --base must be one of {', '.join(BASES)}, got {base!r}")
@@ -552,7 +567,7 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
         raise SystemExit(f"error: --init {init}: no such file (fit --save PATH writes one)")
     torch.set_num_threads(max(1, threads))
     torch.manual_seed(seed)
-    d = load(run, label)
+    d = load(run, label, won_weight)
     rng = np.random.default_rng(seed)
     # held out: whole deals (each decision its own deal in shards without deals, as before)
     held_decision = (rng.random(int(d["deal_of"].max()) + 1) < HELD_SHARE)[d["deal_of"]]
@@ -560,7 +575,7 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
     if isinstance(extra, (str, Path)):
         extra = [extra]
     for more in extra or ():  # more training decisions; the held-out ones stay ``run``'s
-        e = load(Path(more), label)
+        e = load(Path(more), label, won_weight)
         if (e["scope"], e["candidates"]) != (d["scope"], d["candidates"]):
             raise SystemExit(f"error: {more}'s decisions are of scope {e['scope']}, {run}'s "
                              f"of {d['scope']} (a network plays one or the other)")
@@ -638,6 +653,8 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
         settings |= {"init": str(init or ""), "lr": lr}
     if base != "static":  # likewise
         settings["base"] = base
+    if won_weight:  # likewise
+        settings["won_weight"] = won_weight
     done, spent = _resume(checkpoint, settings, net, opt, sched, rng, train_dec)
     t0 = time.perf_counter() - spent
     for epoch in tqdm(range(done, epochs), desc="fit", initial=done, total=epochs):
@@ -710,7 +727,9 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
            "net_train_lost": round(points_lost(y[sample], pred[sample], g[sample]), 4),
            "held_mse": round(float(((pred[held_idx] - y[held_idx]) ** 2).mean()), 3),
            "fit_minutes": round((time.perf_counter() - t0) / 60, 1),
-           "lr_schedule": lr_schedule, "label": label, "init": str(init or ""), "lr": lr,
+           "lr_schedule": lr_schedule,
+           "label": f"points+{won_weight:g}won" if won_weight else label,
+           "init": str(init or ""), "lr": lr,
            "base": base}
     out.mkdir(parents=True, exist_ok=True)
     path = out / "fits.csv"
@@ -823,7 +842,7 @@ def write_summary(out: Path) -> None:
         lines.append(f"| {r['variant']} | {r.get('net') or 'mlp'} "
                      f"| {int(r['decisions']):,} ({int(r['afterstates']):,}) "
                      f"| {r['hidden']} | {_epochs_cell(r)} | {r['augment']} | {r['residual']} "
-                     f"| {r['loss']}{' (hand results)' if r.get('label') == 'won' else ''} "
+                     f"| {r['loss']}{_label_note(r.get('label'))} "
                      f"| {_regret_cell(r)} | {r.get('card_weights') or '–'} "
                      f"| {r['dropout']} "
                      f"| {r['weight_decay']} | {r['ranks']} "
@@ -1130,6 +1149,10 @@ def main(argv: list[str] | None = None) -> None:
                    help="what the residual network's output is added to: the piles scored "
                         "as they stand (default), or only the points already certain, events "
                         "scored in play included (banked)")
+    f.add_argument("--won-weight", type=float, default=0.0, metavar="W",
+                   help="fit the moves' mean points plus W times their mean hand results "
+                        "(+1 won, 0 drawn, -1 lost): a label tilted towards hands won "
+                        "(default 0: the points alone)")
     f.add_argument("--seed", type=int, default=0)
     f.add_argument("--out", type=Path, required=True)
     q = pipeline_parser(sub, "one preset's network-alone last deal end to end: collect, fit, "
@@ -1184,7 +1207,7 @@ def main(argv: list[str] | None = None) -> None:
                               a.save, a.use_scores, a.regret, a.regret_temp,
                               a.card_weights, a.kind, a.layers, a.lr_schedule,
                               a.checkpoint, a.stop_after, a.threads, a.label, a.init,
-                              a.lr, a.base)))
+                              a.lr, a.base, a.won_weight)))
 
 
 if __name__ == "__main__":

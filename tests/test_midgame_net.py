@@ -149,6 +149,41 @@ def test_shards_hold_the_hand_results_and_a_fit_regresses_on_them(runs, tmp_path
         endgame_net.load(no_results, "won")
 
 
+
+def test_a_fit_on_points_tilted_towards_hands_won(runs, tmp_path) -> None:
+    """``fit --won-weight W`` regresses on each move's points plus W times its hand result
+    (residual, as the points are); it names a negative weight, one beside ``--label won``,
+    and shards without hand results."""
+    import csv
+
+    files = [np.load(runs / "run" / f"shard_00{k}.npz") for k in range(2)]
+    tilted = endgame_net.load(runs / "run", won_weight=15)["y"]
+    assert np.array_equal(tilted, np.concatenate([f["y"] + 15 * f["y_won"] for f in files]))
+    assert np.array_equal(endgame_net.load(runs / "run", won_weight=0)["y"],
+                          np.concatenate([f["y"] for f in files]))
+    for label, weight in (("points", -1.0), ("won", 15.0)):
+        with pytest.raises(SystemExit, match="--won-weight must be >= 0"):
+            endgame_net.fit(runs / "run", tmp_path, "casino", 8, 1, False, 0, False,
+                            "centered", kind="set", layers=1, label=label, won_weight=weight)
+    row = endgame_net.fit(runs / "run", tmp_path, "casino", 8, 1, False, 0, True, "centered",
+                          kind="set", layers=1, won_weight=15, save=tmp_path / "w.pt")
+    assert row["label"] == "points+15won" and row["residual"] is True
+    # the measure is in the label's units: a one-rollout move's points and 15 times its sign
+    points = endgame_net.fit(runs / "run", tmp_path / "p", "casino", 8, 1, False, 0, True,
+                             "centered", kind="set", layers=1)
+    assert row["heuristic_lost"] > points["heuristic_lost"]
+    with (tmp_path / "fits.csv").open() as f:
+        assert [r["label"] for r in csv.DictReader(f)] == ["points+15won"]
+    assert "| centered (points + 15 x hand results) |" in (tmp_path / "summary.md").read_text()
+    assert AfterstateNet(tmp_path / "w.pt").scope == BEFORE_LAST
+    no_results = tmp_path / "old"
+    no_results.mkdir()
+    old = dict(files[0])
+    del old["y_won"]
+    np.savez(no_results / "shard_000.npz", **old)
+    with pytest.raises(SystemExit, match="holds no hand results"):
+        endgame_net.load(no_results, won_weight=2)
+
 def test_a_rows_value_ignores_what_the_mover_cannot_see(runs) -> None:
     """Every deal of the unseen cards consistent with the view gives the same rows."""
     net = AfterstateNet(runs / "net.pt", option="midgame_net")
