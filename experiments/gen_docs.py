@@ -701,6 +701,9 @@ NETWORK_ALONE_MATCHES = (
      "shipped)", "heuristic", "exit/midgame_net_tuxedo_r64_h128/networks_v_heuristic"),
     ("tuxedo", "the 64-wide fit on them again with another seed (midgame_net_tuxedo_r64_s1; not "
      "shipped)", "heuristic", "exit/midgame_net_tuxedo_r64_s1/networks_v_heuristic"),
+    ("tuxedo", "the 64-wide fit on them to each move's points plus 15 times its mean hand "
+     "result (midgame_net_tuxedo_r64_w15; not shipped)", "heuristic",
+     "exit/midgame_net_tuxedo_r64_w15/networks_v_heuristic"),
 ) + tuple(
     # the refitted last deals (``REFITS``) against the heuristic and another tuning
     row for v, n, epochs, shipped in REFITS
