@@ -444,8 +444,9 @@ def _label_note(label: str | None) -> str:
     """What a summary row adds after its loss for a label other than the points."""
     if label == "won":
         return " (hand results)"
-    return f" (points + {label[7:-3]} x hand results)" if label and label.startswith("points+") \
-        else ""
+    if label and label.startswith("points+"):  # ``fit --won-weight W``: "points+Wwon"
+        return f" (points + {label.removeprefix('points+').removesuffix('won')} x hand results)"
+    return ""
 
 
 def points_lost(values: np.ndarray, scores: np.ndarray, groups: np.ndarray) -> float:

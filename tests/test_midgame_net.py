@@ -115,6 +115,17 @@ def test_shards_hold_the_heuristics_best_moves_seen_without_the_opponents_hand(r
     assert all(np.array_equal(a[k], b[k]) for k in a)  # the same seed, the same shard
 
 
+def _without_hand_results(runs, tmp_path):
+    """A run of the first shard with its hand results (``y_won``) taken out, as shards
+    collected before they were stored are."""
+    no_results = tmp_path / "old"
+    no_results.mkdir()
+    old = dict(np.load(runs / "run" / "shard_000.npz"))
+    del old["y_won"]
+    np.savez(no_results / "shard_000.npz", **old)
+    return no_results
+
+
 def test_shards_hold_the_hand_results_and_a_fit_regresses_on_them(runs, tmp_path) -> None:
     """Rollouts to the hand's end store each row's mean hand result (``y_won``) beside its
     points; ``fit --label won`` regresses on them (not residual: the static lead is in
@@ -140,13 +151,8 @@ def test_shards_hold_the_hand_results_and_a_fit_regresses_on_them(runs, tmp_path
         assert [r["label"] for r in csv.DictReader(f)] == ["won"]
     assert "| centered (hand results) |" in (tmp_path / "summary.md").read_text()
     assert AfterstateNet(tmp_path / "won.pt").scope == BEFORE_LAST
-    no_results = tmp_path / "old"
-    no_results.mkdir()
-    old = dict(np.load(runs / "run" / "shard_000.npz"))
-    del old["y_won"]
-    np.savez(no_results / "shard_000.npz", **old)
     with pytest.raises(SystemExit, match="holds no hand results"):
-        endgame_net.load(no_results, "won")
+        endgame_net.load(_without_hand_results(runs, tmp_path), "won")
 
 
 
@@ -176,13 +182,8 @@ def test_a_fit_on_points_tilted_towards_hands_won(runs, tmp_path) -> None:
         assert [r["label"] for r in csv.DictReader(f)] == ["points+15won"]
     assert "| centered (points + 15 x hand results) |" in (tmp_path / "summary.md").read_text()
     assert AfterstateNet(tmp_path / "w.pt").scope == BEFORE_LAST
-    no_results = tmp_path / "old"
-    no_results.mkdir()
-    old = dict(files[0])
-    del old["y_won"]
-    np.savez(no_results / "shard_000.npz", **old)
     with pytest.raises(SystemExit, match="holds no hand results"):
-        endgame_net.load(no_results, won_weight=2)
+        endgame_net.load(_without_hand_results(runs, tmp_path), won_weight=2)
 
 def test_a_rows_value_ignores_what_the_mover_cannot_see(runs) -> None:
     """Every deal of the unseen cards consistent with the view gives the same rows."""
