@@ -136,8 +136,11 @@ def _refitted_on(shards: int, epochs: int) -> str:
 PROTOCOL_FOLDERS = {v: "networks_" + last_deal_refit(v).removeprefix("endgame_net_")
                     for v in LAST_DEAL_SHARDS}
 # ... and where its network before the last deal was replaced: tuxedo's 128-wide set network
-# on 120 shards, with no student (forty-seventh session; before it networks_student_tuxedo)
+# on 120 shards, with no student (forty-seventh session; before it networks_student_tuxedo),
+# then its last deal too (fiftieth session; before it networks_tuxedo_120_h128)
 PROTOCOL_FOLDERS |= {v: "networks_" + before_last_folder(v).removeprefix("midgame_net_")
+                     + (last_deal_refit(v).removeprefix(f"endgame_net_{v}")
+                        if v in LAST_DEAL_SHARDS else "")
                      for v in UNDISTILLED}
 
 
@@ -180,7 +183,7 @@ PROTOCOL_RUNS = tuple((f"cloned_{v}", f"train/{v}", f"{v}, cloned") for v in (
      "66 min to 650k"),
     ("tuxedo", None, None, "85 min to 511k decisions valued by 32 rollouts to the hand's "
      "end (no boundary value: tuxedo scores oranges and sweeps as events)",
-     "15 min to 231k"),
+     "81 min to 923k"),
     ("hungarian", 1.5, "1.1M", "11 min to 252k decisions valued by 32 rollouts to the "
      "hand's end (no boundary value: the game ends on points earned during a hand)",
      "173 min (16 epochs on two torch threads, 8 on one) to 1.02M"))) + (
@@ -436,7 +439,8 @@ REFITS = (
     ("royal", 96, 16, "since the forty-fourth session"),
     ("hungarian", 640, 8, "in the forty-second session"),
     ("hungarian", 640, 16, "for part of the forty-third session"),
-    ("hungarian", 640, 24, "since the forty-third session"))
+    ("hungarian", 640, 24, "since the forty-third session"),
+    ("tuxedo", 960, 8, "since the fiftieth session"))
 # those whose match against the shipped search is finished and committed (named, so that an
 # unfinished match folder on disk never changes the docs)
 SEARCHED_REFITS = {("dominican", 120, 8), ("royal", 96, 8), ("royal", 96, 16)}
@@ -665,10 +669,12 @@ NETWORK_ALONE_MATCHES = (
     # itself before the last deal (no student; shipped)
     ("tuxedo", "two value networks: before the last deal a set network 128 wide on 120 shards "
      "(midgame_net_tuxedo_120_h128/tail_net.pt, no student; `networks:tuxedo` since the "
-     "forty-seventh session), the last deal's set network on it", "heuristic",
+     "forty-seventh session), the last deal's set network on it (on 240 play-out shards; "
+     "`networks:tuxedo` until the fiftieth session)", "heuristic",
      "exit/midgame_net_tuxedo_120_h128/networks_v_heuristic"),
-    ("tuxedo", "`networks:tuxedo` since the forty-seventh session (the 128-wide set network "
-     "on 120 shards, the set network on the last deal)", UNSEEN,
+    ("tuxedo", "`networks:tuxedo` from the forty-seventh to the fiftieth session (the "
+     "128-wide set network on 120 shards, the set network on 240 play-out shards on the last "
+     "deal)", UNSEEN,
      "exit/general/networks_tuxedo_120_h128_v_unseen_heuristic"),
     ("tuxedo", "the same, before the last deal the mean of the 128-wide and the 64-wide set "
      "networks on the 120 shards (not shipped)", "heuristic",
@@ -709,14 +715,16 @@ NETWORK_ALONE_MATCHES = (
     row for v, n, epochs, shipped in REFITS
     for slug in [_refit_slug(v, n, epochs)]
     for row in (
-        (v, f"its student before the last deal, on it the set network "
+        (v, f"its {'set network' if v in UNDISTILLED else 'student'} before the last deal, "
+         f"on it the set network "
          f"{_refitted_on(n, epochs)} (endgame_net_{slug}/set_net.pt; `networks:{v}` "
          f"{shipped})", "heuristic",
          f"exit/endgame_net_{slug}/networks_v_heuristic"),
         (v, f"`networks:{v}` {shipped} (the same)", UNSEEN,
          f"exit/general/networks_{slug}_v_unseen_heuristic"))
 ) + tuple(
-    (v, f"`networks:{v}` {shipped} (its student before the last deal, on it the set network "
+    (v, f"`networks:{v}` {shipped} (its {'set network' if v in UNDISTILLED else 'student'} "
+     f"before the last deal, on it the set network "
      f"{_refitted_on(n, epochs)})", SHIPPED_SEARCH,
      f"exit/general/networks_{_refit_slug(v, n, epochs)}_v_search")
     # the refitted last deals against the shipped search (forty-second to forty-fifth sessions)
