@@ -425,8 +425,10 @@ def load(run: Path, label: str = "points", won_weight: float = 0.0) -> dict:
         if (label == "won" or won_weight) and "y_won" not in d:
             raise SystemExit(f"error: {f} holds no hand results (y_won); collect it again "
                              "with rollouts to the hand's end (no --tail)")
-        y = d["y_won"] if label == "won" else \
-            d["y"] + won_weight * d["y_won"] if won_weight else d["y"]
+        if label == "won":
+            y = d["y_won"]
+        else:  # the points, tilted towards hands won by ``won_weight``
+            y = d["y"] + won_weight * d["y_won"] if won_weight else d["y"]
         parts.append((d["x"], y, d["group"] + offset, d["heuristic"], deal + deals))
         offset += int(d["group"].max()) + 1 if len(d["group"]) else 0
         deals += int(deal.max()) + 1 if len(deal) else 0

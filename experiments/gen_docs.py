@@ -122,6 +122,12 @@ def _refit_slug(preset: str, shards: int, epochs: int) -> str:
     return last_deal_refit(preset, shards, epochs).removeprefix("endgame_net_")
 
 
+def _before_last_noun(preset: str) -> str:
+    """What plays before the last deal in ``networks:PRESET``: its set network itself
+    (``UNDISTILLED``) or an MLP student of it."""
+    return "set network" if preset in UNDISTILLED else "student"
+
+
 def _refitted_on(shards: int, epochs: int) -> str:
     """How such a refit is named in a row: its play-out shards, and its epochs where not 8."""
     return f"refitted on {shards} play-out shards" + (
@@ -715,16 +721,15 @@ NETWORK_ALONE_MATCHES = (
     row for v, n, epochs, shipped in REFITS
     for slug in [_refit_slug(v, n, epochs)]
     for row in (
-        (v, f"its {'set network' if v in UNDISTILLED else 'student'} before the last deal, "
-         f"on it the set network "
+        (v, f"its {_before_last_noun(v)} before the last deal, on it the set network "
          f"{_refitted_on(n, epochs)} (endgame_net_{slug}/set_net.pt; `networks:{v}` "
          f"{shipped})", "heuristic",
          f"exit/endgame_net_{slug}/networks_v_heuristic"),
         (v, f"`networks:{v}` {shipped} (the same)", UNSEEN,
          f"exit/general/networks_{slug}_v_unseen_heuristic"))
 ) + tuple(
-    (v, f"`networks:{v}` {shipped} (its {'set network' if v in UNDISTILLED else 'student'} "
-     f"before the last deal, on it the set network "
+    (v, f"`networks:{v}` {shipped} (its {_before_last_noun(v)} before the last deal, on it "
+     f"the set network "
      f"{_refitted_on(n, epochs)})", SHIPPED_SEARCH,
      f"exit/general/networks_{_refit_slug(v, n, epochs)}_v_search")
     # the refitted last deals against the shipped search (forty-second to forty-fifth sessions)
