@@ -143,7 +143,8 @@ PROTOCOL_FOLDERS = {v: "networks_" + last_deal_refit(v).removeprefix("endgame_ne
                     for v in LAST_DEAL_SHARDS}
 # ... and where its network before the last deal was replaced: tuxedo's 128-wide set network
 # on 120 shards, with no student (forty-seventh session; before it networks_student_tuxedo),
-# then its last deal too (fiftieth session; before it networks_tuxedo_120_h128)
+# then its last deal too (fiftieth session; before it networks_tuxedo_120_h128; in it
+# networks_tuxedo_120_h128_960, before its refit went on to 16 epochs)
 PROTOCOL_FOLDERS |= {v: "networks_" + before_last_folder(v).removeprefix("midgame_net_")
                      + (last_deal_refit(v).removeprefix(f"endgame_net_{v}")
                         if v in LAST_DEAL_SHARDS else "")
@@ -189,7 +190,7 @@ PROTOCOL_RUNS = tuple((f"cloned_{v}", f"train/{v}", f"{v}, cloned") for v in (
      "66 min to 650k"),
     ("tuxedo", None, None, "85 min to 511k decisions valued by 32 rollouts to the hand's "
      "end (no boundary value: tuxedo scores oranges and sweeps as events)",
-     "81 min to 923k"),
+     "147 min (8 epochs, then 8 more from its checkpoint) to 923k"),
     ("hungarian", 1.5, "1.1M", "11 min to 252k decisions valued by 32 rollouts to the "
      "hand's end (no boundary value: the game ends on points earned during a hand)",
      "173 min (16 epochs on two torch threads, 8 on one) to 1.02M"))) + (
@@ -446,7 +447,8 @@ REFITS = (
     ("hungarian", 640, 8, "in the forty-second session"),
     ("hungarian", 640, 16, "for part of the forty-third session"),
     ("hungarian", 640, 24, "since the forty-third session"),
-    ("tuxedo", 960, 8, "since the fiftieth session"))
+    ("tuxedo", 960, 8, "in the fiftieth session"),
+    ("tuxedo", 960, 16, "since the fifty-first session"))
 # those whose match against the shipped search is finished and committed (named, so that an
 # unfinished match folder on disk never changes the docs)
 SEARCHED_REFITS = {("dominican", 120, 8), ("royal", 96, 8), ("royal", 96, 16)}

@@ -110,8 +110,9 @@ def test_rules_without_a_boundary_value_roll_out_to_the_hands_end(tmp_path, monk
     fake_steps(monkeypatch, calls)
     networks_build.build("tuxedo", workers=1)
     # then its last deal refitted on 960 play-out shards (LAST_DEAL_SHARDS, fiftieth session)
+    # for 16 epochs (LAST_DEAL_EPOCHS, fifty-first session)
     assert [c[0] for c in calls] == ["last_deal", "before_last", "last_deal", "match"]
-    assert_last_deal_refit(*calls[2:], "tuxedo", 960, 1)
+    assert_last_deal_refit(*calls[2:], "tuxedo", 960, 1, epochs=16)
     assert calls[1][4]["tail"] is None
     exit_ = Path("experiments/results/exit")
     assert calls[1][2:4] == (exit_ / "midgame_net_tuxedo_120_h128", exit_ / "_work_tuxedo")
