@@ -116,9 +116,10 @@ def ladder_table() -> str:
     return "\n".join(out)
 
 
-def _refit_slug(preset: str, shards: int, epochs: int) -> str:
-    """``V_N[_eE]``: the refit's folder name (``agents.networks.last_deal_refit``) without its
-    ``endgame_net_``, which the match folders of that agent carry."""
+def _refit_slug(preset: str, shards: int | None = None, epochs: int | None = None) -> str:
+    """``V_N[_eE]``: the refit's folder name (``agents.networks.last_deal_refit``; the shipped
+    refit's without ``shards``/``epochs``) without its ``endgame_net_``, which the match
+    folders of that agent carry."""
     return last_deal_refit(preset, shards, epochs).removeprefix("endgame_net_")
 
 
@@ -139,15 +140,13 @@ def _refitted_on(shards: int, epochs: int) -> str:
 # stay in networks_student_V: dominican's before the thirty-ninth session, wippen's before
 # the fortieth, royal's before the forty-first, hungarian's before the forty-second; its
 # forty-second in networks_hungarian_640; ``_eE`` for a refit fitted for E epochs)
-PROTOCOL_FOLDERS = {v: "networks_" + last_deal_refit(v).removeprefix("endgame_net_")
-                    for v in LAST_DEAL_SHARDS}
+PROTOCOL_FOLDERS = {v: "networks_" + _refit_slug(v) for v in LAST_DEAL_SHARDS}
 # ... and where its network before the last deal was replaced: tuxedo's 128-wide set network
 # on 120 shards, with no student (forty-seventh session; before it networks_student_tuxedo),
 # then its last deal too (fiftieth session; before it networks_tuxedo_120_h128; in it
 # networks_tuxedo_120_h128_960, before its refit went on to 16 epochs)
 PROTOCOL_FOLDERS |= {v: "networks_" + before_last_folder(v).removeprefix("midgame_net_")
-                     + (last_deal_refit(v).removeprefix(f"endgame_net_{v}")
-                        if v in LAST_DEAL_SHARDS else "")
+                     + (_refit_slug(v).removeprefix(v) if v in LAST_DEAL_SHARDS else "")
                      for v in UNDISTILLED}
 
 
@@ -731,8 +730,7 @@ NETWORK_ALONE_MATCHES = (
          f"exit/general/networks_{slug}_v_unseen_heuristic"))
 ) + tuple(
     (v, f"`networks:{v}` {shipped} (its {_before_last_noun(v)} before the last deal, on it "
-     f"the set network "
-     f"{_refitted_on(n, epochs)})", SHIPPED_SEARCH,
+     f"the set network {_refitted_on(n, epochs)})", SHIPPED_SEARCH,
      f"exit/general/networks_{_refit_slug(v, n, epochs)}_v_search")
     # the refitted last deals against the shipped search (forty-second to forty-fifth sessions)
     for v, n, epochs, shipped in REFITS if (v, n, epochs) in SEARCHED_REFITS
