@@ -98,9 +98,11 @@ for _v in BEFORE_LAST_SHARDS:
 # of the heuristic's points instead of 71%, its agent +0.06 points a hand and +0.4 points of
 # hands, paired (forty-second session); tuxedo's on 960 instead of 240, 19% of the
 # heuristic's points instead of 48%, its agent +0.4 points of hands and +0.37 points a hand,
-# paired (fiftieth session)
+# paired (fiftieth session); krypkasino's on 960 instead of 240, 26% of the heuristic's points
+# instead of 52%, its agent +0.3 points of hands and +0.10 points a hand, paired (fifty-second
+# session)
 LAST_DEAL_SHARDS: dict[str, int] = {"dominican": 120, "wippen": 96, "royal": 96,
-                                    "hungarian": 640, "tuxedo": 960}
+                                    "hungarian": 640, "tuxedo": 960, "krypkasino": 960}
 # preset -> the epochs of its refit above where not 8 (its folder gains ``_eE``): hungarian's
 # 640-shard fit went on from its eighth epoch to the sixteenth and the twenty-fourth, 41% of
 # the heuristic's points a held-out decision instead of 54%, its agent +0.7 points of hands

@@ -437,7 +437,8 @@ SHIPPED_SEARCH = "search (shipped, 400 rollouts)"
 # (preset, shards, epochs, when `networks:V` played it): the thirty-ninth session's dominican,
 # the fortieth's wippen, the forty-first's royal, the forty-second's hungarian; the
 # forty-third's hungarian fitted for 16, then 24 epochs (``LAST_DEAL_EPOCHS``), the
-# forty-fourth's royal for 16
+# forty-fourth's royal for 16, the fiftieth's tuxedo (for 16 epochs in the fifty-first), the
+# fifty-second's krypkasino
 REFITS = (
     ("dominican", 120, 8, "since the thirty-ninth session"),
     ("wippen", 96, 8, "since the fortieth session"),
@@ -447,7 +448,8 @@ REFITS = (
     ("hungarian", 640, 16, "for part of the forty-third session"),
     ("hungarian", 640, 24, "since the forty-third session"),
     ("tuxedo", 960, 8, "in the fiftieth session"),
-    ("tuxedo", 960, 16, "since the fifty-first session"))
+    ("tuxedo", 960, 16, "since the fifty-first session"),
+    ("krypkasino", 960, 8, "since the fifty-second session"))
 # those whose match against the shipped search is finished and committed (named, so that an
 # unfinished match folder on disk never changes the docs)
 SEARCHED_REFITS = {("dominican", 120, 8), ("royal", 96, 8), ("royal", 96, 16)}
@@ -774,7 +776,8 @@ NETWORK_ALONE_MATCHES = (
         ("finnish", 256, " (`networks:finnish` since the thirty-fifth session)",
          "heuristic", "student_256_v_heuristic"),
         # the thirty-seventh session's: krypkasino's
-        ("krypkasino", 256, " (`networks:krypkasino` since the thirty-seventh session)",
+        ("krypkasino", 256, " (`networks:krypkasino` from the thirty-seventh to the "
+         "fifty-second session)",
          "heuristic", "student_256_v_heuristic")))
 
 

@@ -290,9 +290,13 @@ def test_krypkasino_gets_more_play_out_shards_and_no_boundary_value(tmp_path, mo
     calls: list = []
     fake_steps(monkeypatch, calls)
     networks_build.build("krypkasino", workers=2)
-    assert [c[0] for c in calls] == ["last_deal", "before_last", "student"]
+    assert [c[0] for c in calls] == ["last_deal", "before_last", "student", "last_deal",
+                                     "match"]
     assert calls[0][4]["walk_shards"] == 240 and calls[0][4]["hands"] == 0
     assert calls[1][4]["tail"] is None and calls[1][4]["shards"] == 30
+    # then its last deal refitted on 960 play-out shards (LAST_DEAL_SHARDS, fifty-second
+    # session), what networks:krypkasino plays
+    assert_last_deal_refit(*calls[3:], "krypkasino", 960, 2)
 
 
 def test_bad_settings_are_named(tmp_path, monkeypatch) -> None:
