@@ -719,6 +719,10 @@ NETWORK_ALONE_MATCHES = (
     ("tuxedo", "the 64-wide fit on them to each move's points plus 15 times its mean hand "
      "result (midgame_net_tuxedo_r64_w15; not shipped)", "heuristic",
      "exit/midgame_net_tuxedo_r64_w15/networks_v_heuristic"),
+    # the fifty-second session's: those 60 shards and the 64 on-policy ones together
+    ("tuxedo", "the set network 128 wide on those 60 shards and the 64 on-policy shards "
+     "together (midgame_net_tuxedo_mix; not shipped), the last deal's set network for 16 "
+     "epochs on it", "heuristic", "exit/midgame_net_tuxedo_mix/networks_v_heuristic"),
 ) + tuple(
     # the refitted last deals (``REFITS``) against the heuristic and another tuning
     row for v, n, epochs, shipped in REFITS
