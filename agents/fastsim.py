@@ -54,8 +54,14 @@ UNSUPPORTED = ("kovacs", "build_as_card", "build_loose", "owner_may_trail", "ora
 
 # Rollout policies: (weight per card, weight per point) of a capture.
 # "builder" is "cards" plus secure builds: with nothing better to take, it builds a value it
-# holds (rather than trailing), as the heuristic does.
-POLICIES = {"cards": (1.0, 0.05), "points": (0.25, 1.0), "builder": (1.0, 0.05)}
+# holds (rather than trailing), as the heuristic does. "events" is "builder" weighing a
+# capture by the points it scores, in units of the commonest card's points: each card's
+# static points, and under V-tux-score the orange and the sweep (of 10 or 5) it makes, which
+# the other policies leave to chance although they are most of tuxedo's points.
+# "guard" is "events" looking one reply ahead with two players: each card's best capture (or
+# its trail) less the best the next player's hand can then take (``guard_step``).
+POLICIES = {"cards": (1.0, 0.05), "points": (0.25, 1.0), "builder": (1.0, 0.05),
+            "events": (0.0, 1.0), "guard": (0.0, 1.0)}
 
 
 def supported(rules: Rules) -> bool:
@@ -89,7 +95,7 @@ class SimRules:
                  "cancel", "players", "side", "sides", "hand_size", "packs", "tables", "capv",
                  "same_rank", "build", "max_value", "earned_wins", "spade", "steps",
                  "supported", "multi", "direct", "earned_cap", "kryp", "kw", "hand_values",
-                 "low", "kind", "kcw", "orange",
+                 "low", "kind", "kcw", "orange", "ew", "guard",
                  # krypkasino's tables (SimRules._kryp_tables)
                  "kpen", "kle", "kcaps", "kmax", "kbits", "kreach", "kvs_of", "kvs",
                  "kvs_bits", "kvs_mask", "kreachs", "ksize", "kcards", "kn", "kshift",
@@ -108,9 +114,18 @@ class SimRules:
         if policy not in POLICIES:
             raise ValueError(f"rollout policy must be one of {POLICIES}, got {policy!r}")
         per_card, per_point = POLICIES[policy]
-        self.build = policy == "builder" and rules.building
+        self.build = policy in ("builder", "events", "guard") and rules.building
+        self.guard = policy == "guard" and rules.players == 2
         self.max_value = rules.max_value
         self.cw = tuple(per_card + per_point * w.value(1 << c) for c in range(rules.deck.size))
+        # V-tux-score: a capture taking a red and a yellow card is an orange (colours R Y G B)
+        self.orange = rules.deck.suit_mask[:2] if rules.scoring == "tuxedo" else None
+        self.ew = None  # "events": (orange, sweep of 4+, smaller sweep) in the cards' units
+        if policy in ("events", "guard"):
+            plain = max(set(self.cw), key=self.cw.count)  # the commonest card's points: 1
+            self.cw = tuple(x / plain for x in self.cw)
+            if self.orange is not None:
+                self.ew = (TUX_ORANGE / plain, TUX_SWEEP_BIG / plain, TUX_SWEEP_SMALL / plain)
         self.dom_trail = rules.dom_trail
         self.sweeps = rules.sweeps
         self.cancel = rules.cancel
@@ -118,8 +133,6 @@ class SimRules:
         if self.earned_wins and self.supported:
             self.direct, self.earned_cap = _earned_parts(rules)
         self.spade = rules.deck.suit_mask[SPADE]
-        # V-tux-score: a capture taking a red and a yellow card is an orange (colours R Y G B)
-        self.orange = rules.deck.suit_mask[:2] if rules.scoring == "tuxedo" else None
         self.players = rules.players
         self.side = tuple(rules.side(s) for s in range(rules.players))
         self.sides = rules.sides
@@ -305,6 +318,7 @@ def greedy_step(sr: SimRules, hand: int, loose: int, builds: list, seat: int
     if sr.kryp:
         return kryp_step(sr, hand, loose)
     cw = sr.cw
+    ew = sr.ew
     capv = sr.capv
     same_rank = sr.same_rank
     dom_trail = sr.dom_trail
@@ -326,6 +340,8 @@ def greedy_step(sr: SimRules, hand: int, loose: int, builds: list, seat: int
                 tl = t_mask & -t_mask
                 t_mask ^= tl
                 key = cw[c] + cw[tl.bit_length() - 1]
+                if ew is not None:
+                    key += _event_bonus(sr, tl, loose, builds)
                 if key > best_key:
                     best_key, best_c, best_m = key, c, tl
             continue
@@ -348,6 +364,8 @@ def greedy_step(sr: SimRules, hand: int, loose: int, builds: list, seat: int
                 m = bm
                 wt = sum(b[3] for b in builds if b[1] == bm)
             key = cw[c] + wt
+            if ew is not None:
+                key += _event_bonus(sr, m, loose, builds)
             if key > best_key:
                 best_key, best_c, best_m = key, c, m
     if sr.multi and loose and hand & (hand - 1):  # V-hun-play: two or more cards at once
@@ -375,6 +393,65 @@ def greedy_step(sr: SimRules, hand: int, loose: int, builds: list, seat: int
     if trail < 0:
         return None
     return 0, trail, 0
+
+
+def guard_step(sr: SimRules, hand: int, loose: int, builds: list, seat: int, other: int
+               ) -> tuple[int, int, int] | None:
+    """The "guard" policy's move for ``seat`` of two, whose opponent holds ``other`` (known
+    in a rollout's deal): each hand card's best capture (or its trail) is worth what it
+    takes, less the most the opponent's best reply then takes (each in ``greedy_step``'s
+    weights, events included). A build ``greedy_step`` would make, and any position with a
+    build of ``seat``'s own (C-build-keep), stay ``greedy_step``'s."""
+    base = greedy_step(sr, hand, loose, builds, seat)
+    if base is None or base[0] == 2 or not other or hand & (hand - 1) == 0 or \
+            any(b[2] == seat for b in builds):
+        return base
+    best = base
+    best_score = None
+    h = hand
+    while h:
+        low = h & -h
+        h ^= low
+        mv = greedy_step(sr, low, loose, builds, seat)
+        if mv is None:
+            continue
+        gain, after, left = _gain(sr, mv, loose, builds)
+        reply = 0.0
+        o = other
+        while o:
+            ol = o & -o
+            o ^= ol
+            r = greedy_step(sr, ol, after, left, 1 - seat)
+            if r is not None and r[0] == 1:
+                reply = max(reply, _gain(sr, r, after, left)[0])
+        score = gain - reply
+        if best_score is None or score > best_score:
+            best, best_score = mv, score
+    return best
+
+
+def _gain(sr: SimRules, mv: tuple, loose: int, builds: list) -> tuple[float, int, list]:
+    """What a capture or trail ``mv`` (of ``greedy_step``) takes in its weights, and the
+    loose cards and builds it leaves."""
+    kind, c, m = mv
+    if kind != 1:
+        return 0.0, loose | 1 << c, builds
+    cw = sr.cw
+    gain = cw[c] + sum(cw[i] for i in bit_list(m))
+    if sr.ew is not None:
+        gain += _event_bonus(sr, m, loose, builds)
+    return gain, loose & ~m, [b for b in builds if not b[1] & m] if builds else builds
+
+
+def _event_bonus(sr: SimRules, taken: int, loose: int, builds: list) -> float:
+    """What the "events" policy adds for a capture of ``taken`` (table cards, builds' cards
+    included): an orange (V-tux-score: a red and a yellow card), and a sweep (no loose card
+    and no build left), of 10 with 4 or more table cards taken, else 5."""
+    ew = sr.ew
+    bonus = ew[0] if taken & sr.orange[0] and taken & sr.orange[1] else 0.0
+    if not loose & ~taken and all(b[1] & taken for b in builds):
+        bonus += ew[1] if taken.bit_count() >= 4 else ew[2]
+    return bonus
 
 
 def kryp_step(sr: SimRules, hand: int, loose: int) -> tuple[int, int, int]:
@@ -667,11 +744,15 @@ def simulate(st: State, side: int, game_bonus: float, fallback, policy: str = "c
         # greedy_step is a pure function of these (the seat only through its owned builds):
         # memoised, since rollouts of one decision meet the same positions again and again.
         key = (hands[seat], items, seat, tuple(builds)) if builds else (hands[seat], items)
+        if sr.guard:  # it also reads the other hand
+            key = (*key, hands[1 - seat])
         mv = steps.get(key, _MISS)
         if mv is _MISS:
             if len(steps) > 200_000:
                 steps.clear()
-            mv = steps[key] = greedy_step(sr, hands[seat], items, builds, seat)
+            mv = steps[key] = (guard_step(sr, hands[seat], items, builds, seat,
+                                          hands[1 - seat]) if sr.guard else
+                               greedy_step(sr, hands[seat], items, builds, seat))
         if mv is None:  # rare (an owner that must build): replay this hand with the engine
             return fallback(st)
         kind, c, tm = mv

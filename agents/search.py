@@ -183,9 +183,11 @@ class SearchAgent(Agent):
     ``simulations``: rollouts per decision; ``max_candidates``: moves searched (the heuristic's
     best ones); ``policy``: rollout policy, ``"builder"`` (greedy captures, and secure builds
     instead of trails; the default: +1 point a hand over ``"cards"`` in Royal), ``"cards"``
-    (the greedy agent) or ``"points"``; ``prior``: weight of the heuristic's score added to
-    the rollout mean (search refines the heuristic rather than replacing it; default 0.5, and
-    1.5 in swazi, ``PRIOR_DEFAULTS``); ``margin``:
+    (the greedy agent), ``"points"``, ``"events"`` (captures weighed by the points they score,
+    tuxedo's oranges and sweeps included) or ``"guard"`` (``"events"`` less the best reply
+    of the other hand, two players; ``agents.fastsim.POLICIES``); ``prior``: weight of the
+    heuristic's score added to the rollout mean (search refines the heuristic rather than
+    replacing it; default 0.5, and 1.5 in swazi, ``PRIOR_DEFAULTS``); ``margin``:
     skip candidates the heuristic rates this far below its best (None: keep all);
     ``epsilon``: random moves in rollouts (engine rollouts only); ``game_bonus``: points for
     winning the game when a rollout's hand ends it (default 0: on 80 Royal games from the same

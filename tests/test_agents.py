@@ -184,6 +184,36 @@ def test_fast_rollouts_score_tuxedos_oranges_and_sized_sweeps(table, hands, poin
     assert simulate(st, 0, 0.0, lambda s: 1e9) == engine == points
 
 
+def test_events_rollout_policy_weighs_tuxedos_oranges_and_sweeps() -> None:
+    """The "events" rollout policy (fifty-third session) weighs a capture by the points it
+    scores under V-tux-score, a plain card 1 (1.88 points: most cards' 15 shared): with 10G
+    and 8Y against 1R 4B 3R 7Y the builder takes the most cards (8Y: 1R 4B 3R), the events
+    policy the orange (10G: 3R 7Y, a red and a yellow, 10 points). A sweep adds 10 points
+    with 4 or more table cards taken, else 5; other variants get no event bonus."""
+    from agents.fastsim import _event_bonus
+
+    st = State.from_spec({"variant": "tuxedo", "players": 2, "table": ["1R", "4B", "3R", "7Y"],
+                          "hands": [["10G", "8Y"], ["2B"]]})
+    deck = st.rules.deck
+    mask = lambda *names: sum(1 << deck.index[n] for n in names)  # noqa: E731
+    hand, loose = st.hand_masks[0], st.loose_mask
+    builder, events = sim_rules(st.rules, "builder"), sim_rules(st.rules, "events")
+    assert greedy_step(builder, hand, loose, [], 0) == (1, deck.index["8Y"],
+                                                        mask("1R", "4B", "3R"))
+    assert greedy_step(events, hand, loose, [], 0) == (1, deck.index["10G"], mask("3R", "7Y"))
+    assert events.cw[deck.index["1R"]] == 1.0
+    assert events.cw[deck.index["5G"]] == pytest.approx(1 + 5 / 1.8806, abs=1e-3)  # a Five
+    assert _event_bonus(events, mask("3R", "7Y"), loose, []) == pytest.approx(10 / 1.8806,
+                                                                              abs=1e-3)
+    every = mask("1R", "4B", "3R", "7Y")  # a sweep of four, with an orange
+    assert _event_bonus(events, every, loose, []) == pytest.approx(20 / 1.8806, abs=1e-3)
+    small = mask("1R", "4B")  # a sweep of two, no orange
+    assert _event_bonus(events, small, small, []) == pytest.approx(5 / 1.8806, abs=1e-3)
+    # a build left on the table: no sweep
+    assert _event_bonus(events, small, small, [(9, mask("2B", "7Y"), 1, 0.0)]) == 0.0
+    assert sim_rules(new_game("casino", 2).rules, "events").ew is None
+
+
 @pytest.mark.parametrize("variant,players", [("hungarian", 2), ("finnish", 2), ("finnish", 3)])
 def test_fast_earned_wins_match_the_engines_count(variant: str, players: int) -> None:
     """V-earned, V-hun-end: the simulator's check for a win during play (an upper bound of
@@ -237,13 +267,16 @@ def test_rollouts_memoise_only_what_greedy_step_returns(variant: str, players: i
     assert with_builds > 0
 
 
-@pytest.mark.parametrize("variant,players", [("casino", 2), ("royal", 3), ("dominican", 2),
-                                             ("dominican", 4), ("spade", 4)])
-def test_builder_rollout_moves_are_legal(variant: str, players: int) -> None:
-    """The "builder" rollout policy also makes new builds: each one is a legal move."""
+@pytest.mark.parametrize("variant,players,policy", [
+    ("casino", 2, "builder"), ("royal", 3, "builder"), ("dominican", 2, "builder"),
+    ("dominican", 4, "builder"), ("spade", 4, "builder"), ("tuxedo", 2, "events"),
+    ("tuxedo", 3, "events")])
+def test_builder_rollout_moves_are_legal(variant: str, players: int, policy: str) -> None:
+    """The "builder" rollout policy also makes new builds: each one is a legal move (and so
+    does "events", which builds as it does)."""
     builds = 0
     for st in random_states(variant, players, 150, seed=8):
-        sr = sim_rules(st.rules, "builder")
+        sr = sim_rules(st.rules, policy)
         mv = greedy_step(sr, st.hand_masks[st.current], st.loose_mask,
                          [(b.value, b.cards, b.owner, 0.0) for b in st.builds], st.current)
         if mv is None:
