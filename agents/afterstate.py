@@ -355,10 +355,13 @@ class AfterstateNet:
     large to solve whole) plays only there."""
 
     def __init__(self, path: str | Path, margin: float = 0.0,
-                 option: str = "endgame_net") -> None:
+                 option: str = "endgame_net", prior: float = 0.0) -> None:
         # depart from the heuristic's move only for an afterstate valued at least this many
         # points above the heuristic's (0: always play the best-valued one)
         self.margin = check_number("endgame_margin", margin, 0.0)
+        # before the last deal: each candidate's value plus ``prior`` times the heuristic's
+        # score of it, the rule of the search whose rollouts label these networks
+        self.prior = check_number("midgame_prior", prior, 0.0)
         paths = str(path).split("+") if not Path(path).is_file() else [str(path)]
         self.members = [_load_member(p.strip(), option) for p in paths]
         self.net, meta, self.rules = self.members[0]
@@ -383,6 +386,9 @@ class AfterstateNet:
         if self.scope == BEFORE_LAST and self.margin:
             raise ValueError("endgame_margin: a margin over the heuristic's move applies to a "
                              f"last-deal network; {path} plays before the last deal")
+        if self.scope == LAST_DEAL and self.prior:
+            raise ValueError("midgame_prior: the heuristic's scores as a prior apply to a "
+                             f"network before the last deal; {path} plays on the last deal")
 
     def values(self, st: State, moves: list[Move], scores: list[float] | None = None
                ) -> np.ndarray:
@@ -431,8 +437,10 @@ class AfterstateNet:
             scores = _scorer().scores(view, moves)
             order = top_candidates(scores, self.candidates or len(moves))
             cands = [moves[i] for i in order]
-            v = self.values(view.determinize(random.Random(0)), cands,
-                            [scores[i] for i in order])
+            pri = [scores[i] for i in order]
+            v = self.values(view.determinize(random.Random(0)), cands, pri)
+            if self.prior:
+                v = v + self.prior * np.asarray(pri, np.float32)
             return cands[int(np.argmax(v))]
         if not perfect_information(view) or (
                 self.max_cards and view.hand_sizes[view.seat] > self.max_cards):
@@ -463,7 +471,7 @@ def exact_or_learned(view: PlayerView, moves: list[Move], endgame: int,
 
 
 def afterstate_nets(endgame_net: str | None, endgame_margin: float | None,
-                    midgame_net: str | None
+                    midgame_net: str | None, midgame_prior: float | None = None
                     ) -> tuple[AfterstateNet | None, AfterstateNet | None]:
     """The agents' options ``endgame_net`` (with ``endgame_margin``) and ``midgame_net``
     loaded (None where not given), each checked to be a network of its scope (ValueError
@@ -471,13 +479,17 @@ def afterstate_nets(endgame_net: str | None, endgame_margin: float | None,
     if endgame_margin is not None and endgame_net is None:
         raise ValueError("endgame_margin: a margin for an endgame_net's departures from the "
                          "heuristic, so it needs endgame_net")
+    if midgame_prior is not None and midgame_net is None:
+        raise ValueError("midgame_prior: the heuristic's scores added to a midgame_net's "
+                         "values, so it needs midgame_net")
     nets = []
     for option, path, scope, other in (("endgame_net", endgame_net, LAST_DEAL, "midgame_net"),
                                        ("midgame_net", midgame_net, BEFORE_LAST, "endgame_net")):
         net = None
         if path is not None:
             net = AfterstateNet(path, (endgame_margin or 0.0) if option == "endgame_net"
-                                else 0.0, option)
+                                else 0.0, option,
+                                (midgame_prior or 0.0) if option == "midgame_net" else 0.0)
             if net.scope != scope:
                 where = "the last deal" if net.scope == LAST_DEAL else "before the last deal"
                 raise ValueError(f"{option} {path} plays {where} (give it as {other})")

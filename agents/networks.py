@@ -154,11 +154,12 @@ TEACHERS: dict[str, str] = {v: SET_NETWORKS[v][0] for v in STUDENTS}
 
 
 @cache
-def _load(path: str, option: str) -> AfterstateNet:
-    """A network loaded once a process (it holds no game state), checked to be of the scope
-    ``option`` names."""
+def _load(path: str, option: str, prior: float | None = None) -> AfterstateNet:
+    """A network loaded once a process and prior (it holds no game state), checked to be of
+    the scope ``option`` names."""
     end, mid = afterstate_nets(path if option == "endgame_net" else None, None,
-                               path if option == "midgame_net" else None)
+                               path if option == "midgame_net" else None,
+                               prior if option == "midgame_net" else None)
     return end or mid
 
 
@@ -168,7 +169,7 @@ class NetworksAgent(HeuristicAgent):
     name = "networks"
 
     def __init__(self, preset: str, seed: int | None = None, midgame_net: str | None = None,
-                 endgame_net: str | None = None) -> None:
+                 endgame_net: str | None = None, midgame_prior: float | None = None) -> None:
         super().__init__(seed)
         if preset not in PRESETS:
             raise ValueError(f"agent 'networks:{preset}': unknown preset (known: "
@@ -180,7 +181,8 @@ class NetworksAgent(HeuristicAgent):
                              "endgame_net=PATH")
         mid = midgame_net if midgame_net is not None else str(ROOT / shipped[0])
         end = endgame_net if endgame_net is not None else str(ROOT / shipped[1])
-        self.midgame_net, self.endgame_net = _load(mid, "midgame_net"), _load(end, "endgame_net")
+        self.midgame_net = _load(mid, "midgame_net", midgame_prior)
+        self.endgame_net = _load(end, "endgame_net")
         self.rules = self._checked = make_rules(preset, 2)
         for net in (self.midgame_net, self.endgame_net):
             if net.rules != self.rules:
@@ -203,9 +205,10 @@ class NetworksAgent(HeuristicAgent):
 
 
 def load_networks(preset: str, seed: int | None = None, midgame_net: str | None = None,
-                  endgame_net: str | None = None) -> NetworksAgent:
+                  endgame_net: str | None = None, midgame_prior: float | None = None
+                  ) -> NetworksAgent:
     """Loader for ``make_agent("networks:<preset>")`` (see the module text)."""
-    return NetworksAgent(preset.strip().lower(), seed, midgame_net, endgame_net)
+    return NetworksAgent(preset.strip().lower(), seed, midgame_net, endgame_net, midgame_prior)
 
 
 register_loader("networks", load_networks, "PRESET")

@@ -23,7 +23,7 @@ MODELS = ROOT / "experiments" / "results" / "train"
 SEARCH_OPTIONS = ("simulations, max_candidates, epsilon, game_bonus, fast, policy, prior, "
                   "margin, hand_bonus, guide, guide_temperature, horizon, endgame, tail")
 HEURISTIC_OPTIONS = ("threat, build_keep, potential, residue, per_card, params, endgame, "
-                     "endgame_net, endgame_margin, midgame_net")
+                     "endgame_net, endgame_margin, midgame_net, midgame_prior")
 
 
 def raises(message: str):
@@ -105,7 +105,8 @@ BAD_VALUES = [
     ("search:game_bonus=big", "game_bonus must be a number >= 0, got 'big'"),
     ("search:fast=yes", "fast must be true or false, got 'yes'"),
     ("search:fast=1", "fast must be true or false, got 1"),
-    ("search:policy=fastest", "policy must be one of 'cards', 'points', 'builder', got 'fastest'"),
+    ("search:policy=fastest", "policy must be one of 'cards', 'points', 'builder', 'events', "
+                               "'guard', got 'fastest'"),
     ("search:prior=-0.5", "prior must be a number >= 0, got -0.5"),
     ("search:margin=-1", "margin must be a number >= 0, got -1"),
     ("search:margin=wide", "margin must be a number >= 0, got 'wide'"),

@@ -155,3 +155,47 @@ def test_a_preset_plays_its_own_shipped_networks(preset: str) -> None:
     assert chose[BEFORE_LAST] > 5 and chose[LAST_DEAL] > 0
     with pytest.raises(ValueError, match=f"these networks were fitted on {preset}"):
         agent.choose(PlayerView(new_game("casino", 2, seed=0), 0))
+
+
+def test_midgame_prior_adds_the_heuristics_scores_to_the_values() -> None:
+    """``midgame_prior=W`` (fifty-third session): before the last deal each candidate is worth
+    its network value plus W times the heuristic's score of it, the rule of the search whose
+    rollouts label the network. W 0 is the default agent; a huge W leaves the heuristic's
+    best-scored candidate; on the last deal nothing changes. Bad values are named."""
+    import random
+
+    import numpy as np
+
+    heuristic = HeuristicAgent(0)
+    plain = make_agent("networks:casino", seed=0)
+    zero = make_agent("networks:casino,midgame_prior=0", seed=0)
+    half = make_agent("networks:casino,midgame_prior=0.5", seed=0)
+    huge = make_agent("networks:casino,midgame_prior=1000", seed=0)
+    assert half.midgame_net.prior == 0.5 and plain.midgame_net.prior == 0.0
+    assert half.midgame_net is not plain.midgame_net  # a loaded network per prior
+    views = _decisions(4, 60)
+    moved = 0
+    for v in views:
+        moves = v.legal_moves()
+        assert zero.choose(v) == plain.choose(v)
+        if perfect_information(v):  # the last deal's network: no prior there
+            assert huge.choose(v) == plain.choose(v)
+            continue
+        scores = heuristic.scores(v, moves)
+        order = top_candidates(scores, 8)
+        cands = [moves[i] for i in order]
+        pri = np.array([scores[i] for i in order])
+        values = plain.midgame_net.values(v.determinize(random.Random(0)), cands, list(pri))
+        assert half.choose(v) == cands[int(np.argmax(values + 0.5 * pri))]
+        if (pri == pri.max()).sum() == 1:  # one best-scored move: the huge prior plays it
+            assert huge.choose(v) == moves[order[0]]
+        moved += half.choose(v) != plain.choose(v)
+    assert moved > 0  # the prior changes some choices
+    with pytest.raises(ValueError, match="midgame_prior must be a number >= 0, got -1"):
+        make_agent("networks:casino,midgame_prior=-1")
+    with pytest.raises(ValueError, match="midgame_prior: .* needs midgame_net"):
+        make_agent("heuristic:midgame_prior=0.5")
+    with pytest.raises(ValueError, match="midgame_prior: .* plays on the last deal"):
+        from agents.afterstate import AfterstateNet
+
+        AfterstateNet(END, option="endgame_net", prior=0.5)
