@@ -115,14 +115,16 @@ class SimRules:
             raise ValueError(f"rollout policy must be one of {POLICIES}, got {policy!r}")
         per_card, per_point = POLICIES[policy]
         self.build = policy in ("builder", "events", "guard") and rules.building
-        self.guard = policy == "guard" and rules.players == 2
         self.max_value = rules.max_value
         self.cw = tuple(per_card + per_point * w.value(1 << c) for c in range(rules.deck.size))
         # V-tux-score: a capture taking a red and a yellow card is an orange (colours R Y G B)
         self.orange = rules.deck.suit_mask[:2] if rules.scoring == "tuxedo" else None
         self.ew = None  # "events": (orange, sweep of 4+, smaller sweep) in the cards' units
         if policy in ("events", "guard"):
-            plain = max(set(self.cw), key=self.cw.count)  # the commonest card's points: 1
+            # the commonest card's points are 1 (points only in penalty games: krypkasino's
+            # rollouts weigh by its own tables, ``kcw``)
+            scored = [x for x in self.cw if x > 0]
+            plain = max(set(scored), key=scored.count) if scored else 1.0
             self.cw = tuple(x / plain for x in self.cw)
             if self.orange is not None:
                 self.ew = (TUX_ORANGE / plain, TUX_SWEEP_BIG / plain, TUX_SWEEP_SMALL / plain)
@@ -148,6 +150,9 @@ class SimRules:
         self.multi = rules.multi_play  # V-hun-play: several hand cards may capture at once
         # Krypkasino (V-kryp-play): the engine rollouts' greedy penalty policy, on two decks.
         self.kryp = self.supported and rules.must_capture
+        # "guard" reads the one other hand (two players), and weighs captures as points won,
+        # not as krypkasino's penalties: there it plays as "events"
+        self.guard = policy == "guard" and rules.players == 2 and not self.kryp
         self.kw = w  # (its Weights: the engine greedy's value of a capture) and per card
         self.kcw = tuple(w.value(1 << c) for c in range(rules.deck.size)) if self.kryp else ()
         self.hand_values = getattr(rules, "hand_values", self.values)  # (an Ace 14 from hand)

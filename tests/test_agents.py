@@ -212,6 +212,10 @@ def test_events_rollout_policy_weighs_tuxedos_oranges_and_sweeps() -> None:
     # a build left on the table: no sweep
     assert _event_bonus(events, small, small, [(9, mask("2B", "7Y"), 1, 0.0)]) == 0.0
     assert sim_rules(new_game("casino", 2).rules, "events").ew is None
+    # "guard" reads the one other hand; not with three players, nor in krypkasino's penalties
+    assert sim_rules(st.rules, "guard").guard and not events.guard
+    assert not sim_rules(new_game("tuxedo", 3).rules, "guard").guard
+    assert not sim_rules(new_game("krypkasino", 2).rules, "guard").guard
 
 
 @pytest.mark.parametrize("variant,players", [("hungarian", 2), ("finnish", 2), ("finnish", 3)])
