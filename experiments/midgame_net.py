@@ -38,7 +38,9 @@ rerun skips those on disk. The rows are those of ``experiments.endgame_net`` (sc
 ``before_last`` stored with them), so its ``fit`` fits them and saves a network that
 ``midgame_net=PATH`` plays (heuristic and ppo agents). With ``--play AGENT`` that agent plays
 one seat of each hand instead, and only its decisions are recorded: the positions it meets
-against the heuristic (``fit --init`` then fine-tunes its network on them).
+against the heuristic (``fit --init`` then fine-tunes its network on them). With ``--stock N``
+only the decisions made with N cards left in the stock are valued (one deal's, more of them
+for the same rollouts).
 """
 
 from __future__ import annotations
@@ -118,6 +120,7 @@ def collect_shard(job: tuple) -> str:
 
     variant, hands, seed, dest, rollouts, candidates, tail_path, *more = job
     player_name = more[0] if more else None  # an agent: it plays one seat (``collect``)
+    stock = more[1] if len(more) > 1 else None  # only decisions with this many cards left
     rng = random.Random(seed)
     player = None
     if player_name is not None:  # its seat's decisions only: the positions it meets
@@ -136,6 +139,8 @@ def collect_shard(job: tuple) -> str:
     results: list | None = [] if tail is None else None
     for k, st, view, moves, scores, own in heuristic_line(variant, hands, seed, rng, player):
         if player is not None and st.current != player_seat(k):
+            continue
+        if stock is not None and len(st.stock_ids) != stock:
             continue
         if len(moves) > 1 and not perfect_information(view):
             order = top_candidates(scores, candidates)
@@ -157,11 +162,14 @@ def collect_shard(job: tuple) -> str:
 
 def collect(variant: str, hands: int, shards: int, seed: int, workers: int, run: Path,
             rollouts: int = ROLLOUTS, candidates: int = CANDIDATES,
-            tail: Path | None = None, play: str | None = None) -> None:
+            tail: Path | None = None, play: str | None = None,
+            stock: int | None = None) -> None:
     """``shards`` shards of ``hands`` hands into ``run`` (those on disk are kept); ``tail``:
     rollouts stop at the next deal boundary and take this boundary value network's value;
     ``play``: an agent (``make_agent`` name) plays one seat against the heuristic and only
-    its decisions are recorded (the positions it meets, valued as before)."""
+    its decisions are recorded (the positions it meets, valued as before); ``stock`` N: only
+    the decisions made with N cards left in the stock are valued and recorded (one deal's,
+    for a fraction of the rollouts; the random moves then differ from a full collection's)."""
     from tqdm.auto import tqdm
 
     from agents.tournament import derive_seed
@@ -169,6 +177,8 @@ def collect(variant: str, hands: int, shards: int, seed: int, workers: int, run:
     if rollouts < 1 or candidates < 2:
         raise SystemExit(f"error: --rollouts must be >= 1 and --candidates >= 2, got "
                          f"{rollouts} and {candidates}")
+    if stock is not None and stock < 1:
+        raise SystemExit(f"error: --stock must be >= 1 (a deal before the last), got {stock}")
     if play is not None:
         from agents import make_agent
 
@@ -178,7 +188,7 @@ def collect(variant: str, hands: int, shards: int, seed: int, workers: int, run:
             raise SystemExit(f"error: --play {play!r}: {e}") from None
     run.mkdir(parents=True, exist_ok=True)
     jobs = [(variant, hands, derive_seed("midgame_net", seed, k) % 10**6, shard_path(run, k),
-             rollouts, candidates, None if tail is None else str(tail), play)
+             rollouts, candidates, None if tail is None else str(tail), play, stock)
             for k in range(shards) if not shard_path(run, k).exists()]
     with mp.get_context("forkserver").Pool(workers) as pool:
         for _ in tqdm(pool.imap_unordered(collect_shard, jobs), total=len(jobs),
@@ -389,6 +399,9 @@ def main(argv: list[str] | None = None) -> None:
                    help="an agent (e.g. networks:tuxedo) plays one seat of each hand against "
                         "the heuristic; only its decisions are recorded (the positions it "
                         "meets; the rollouts still play the heuristic)")
+    c.add_argument("--stock", type=int, default=None, metavar="N",
+                   help="value and record only the decisions made with N cards left in the "
+                        "stock (one deal before the last)")
     c.add_argument("--run", type=Path, required=True)
     n = sub.add_parser("noise", help="how noisy each labelling is (noise.csv, noise.md)")
     n.add_argument("--variant", default="casino")
@@ -443,7 +456,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.tail is not None and not args.tail.is_file():
         raise SystemExit(f"error: --tail {args.tail}: no such file")
     collect(args.variant, args.hands, args.shards, args.seed, args.workers, args.run,
-            args.rollouts, args.candidates, args.tail, args.play)
+            args.rollouts, args.candidates, args.tail, args.play, args.stock)
 
 
 if __name__ == "__main__":

@@ -366,6 +366,26 @@ def test_a_player_takes_one_seat_of_the_line_and_only_its_decisions_are_recorded
         midgame_net.collect("casino", 2, 1, 1, 1, runs / "bad", play="no-such-agent")
 
 
+def test_collect_values_one_deal_only_with_stock(tmp_path) -> None:
+    """``collect --stock N`` (fifty-third session): only the decisions made with N cards left
+    in the stock are valued and recorded (casino's deal before the last: 8), fewer than a
+    whole hand's; 0 (the last deal, whose decisions these shards never hold) is refused."""
+    from agents.afterstate import layout_of
+    from casino_env.engine import new_game
+
+    at = layout_of(new_game("casino", 2, seed=0).rules).offset["stock"]
+    one = np.load(midgame_net.collect_shard(("casino", 3, 7, tmp_path / "s8.npz", 1, 8, None,
+                                             None, 8)))
+    every = np.load(midgame_net.collect_shard(("casino", 3, 7, tmp_path / "all.npz", 1, 8,
+                                               None)))
+    # an afterstate holds the next deal where the move ended one (the last: stock 0)
+    assert set(np.round(one["x"][:, at].astype(np.float32) * 52)) == {8.0, 0.0}
+    assert 0 < len(np.unique(one["group"])) < len(np.unique(every["group"])) / 3
+    assert set(np.round(every["x"][:, at].astype(np.float32) * 52)) == {40, 32, 24, 16, 8, 0}
+    with pytest.raises(SystemExit, match="--stock must be >= 1"):
+        midgame_net.collect("casino", 2, 1, 1, 1, tmp_path / "bad", stock=0)
+
+
 def test_a_fit_starts_from_a_saved_network_and_names_a_mismatch(runs, tmp_path) -> None:
     """``fit --init PATH``: 0 epochs measures the saved network as it is (its held-out loss
     that of the fit that saved it, up to its float16 weights); a network of another width
