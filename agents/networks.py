@@ -8,8 +8,10 @@ fitted to exact values) picks among all legal moves (one fitted only from a numb
 hand, ``max_cards``, leaves the decisions above it to the heuristic); a decision with one legal
 move needs neither. The heuristic's scores pick the candidates and are inputs of the networks,
 never the move. ``midgame_net=PATH`` / ``endgame_net=PATH`` replace the shipped network of that
-scope (a preset that ships none needs both). The agent plays its preset's two-player game with
-no house switches and refuses any other (``check_rules``), as a trained policy does.
+scope (a preset that ships none needs both); ``midgame_prior=W`` adds W times the heuristic's
+score of each candidate to its value before the last deal (default 0). The agent plays its
+preset's two-player game with no house switches and refuses any other (``check_rules``), as a
+trained policy does.
 """
 
 from __future__ import annotations
