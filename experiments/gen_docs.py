@@ -723,6 +723,17 @@ NETWORK_ALONE_MATCHES = (
     ("tuxedo", "the set network 128 wide on those 60 shards and the 64 on-policy shards "
      "together (midgame_net_tuxedo_mix; not shipped), the last deal's set network for 16 "
      "epochs on it", "heuristic", "exit/midgame_net_tuxedo_mix/networks_v_heuristic"),
+    # the fifty-third session's: the search's prior at play time, an ensemble of networks on
+    # other positions, the 64-rollout network with the 16-epoch last deal
+    ("tuxedo", "`networks:tuxedo,midgame_prior=0.5`: the shipped networks, half the "
+     "heuristic's score added to each value before the last deal (not shipped)", "heuristic",
+     "exit/midgame_prior_tuxedo/prior05"),
+    ("tuxedo", "before the last deal the shipped set network averaged with "
+     "midgame_net_tuxedo_mix's (not shipped), the last deal's set network for 16 epochs",
+     "heuristic", "exit/midgame_net_tuxedo_mix/ensemble_v_heuristic"),
+    ("tuxedo", "before the last deal the 64-wide set network on the 64-rollout shards "
+     "(midgame_net_tuxedo_r64; not shipped), the last deal's set network for 16 epochs on it",
+     "heuristic", "exit/midgame_net_tuxedo_r64/networks_e16_v_heuristic"),
 ) + tuple(
     # the refitted last deals (``REFITS``) against the heuristic and another tuning
     row for v, n, epochs, shipped in REFITS
