@@ -734,6 +734,12 @@ NETWORK_ALONE_MATCHES = (
     ("tuxedo", "before the last deal the 64-wide set network on the 64-rollout shards "
      "(midgame_net_tuxedo_r64; not shipped), the last deal's set network for 16 epochs on it",
      "heuristic", "exit/midgame_net_tuxedo_r64/networks_e16_v_heuristic"),
+    ("tuxedo", "the same fit with 142,021 more decisions of the deal before the last "
+     "(`collect --stock 4`; midgame_net_tuxedo_r64_deal4; not shipped), the last deal's set "
+     "network for 16 epochs on it", "heuristic",
+     "exit/midgame_net_tuxedo_r64_deal4/networks_v_heuristic"),
+    ("tuxedo", "the same (midgame_net_tuxedo_r64_deal4; not shipped)", UNSEEN,
+     "exit/midgame_net_tuxedo_r64_deal4/networks_v_unseen_heuristic"),
 ) + tuple(
     # the refitted last deals (``REFITS``) against the heuristic and another tuning
     row for v, n, epochs, shipped in REFITS
