@@ -314,6 +314,13 @@ def _backs(sr: SimRules, hand: int, values: list[int]) -> bool:
     return all((hand & rm[k]).bit_count() >= n for k, n in need.items())
 
 
+def sim_builds(sr: SimRules, builds: tuple) -> list:
+    """The engine's builds as the simulator holds them: (value, cards, owner, weight of the
+    cards under ``sr``'s policy)."""
+    cw = sr.cw
+    return [(b.value, b.cards, b.owner, sum(cw[i] for i in bit_list(b.cards))) for b in builds]
+
+
 def greedy_step(sr: SimRules, hand: int, loose: int, builds: list, seat: int
                 ) -> tuple[int, int, int] | None:
     """The greedy move of ``seat``: (kind 1 capture / 0 trail, played card, taken mask), or
@@ -703,8 +710,7 @@ def simulate(st: State, side: int, game_bonus: float, fallback, policy: str = "c
     hands = list(st.hand_masks)
     loose = st.loose_mask
     cw = sr.cw
-    builds = [(b.value, b.cards, b.owner, sum(cw[i] for i in bit_list(b.cards)))
-              for b in st.builds]
+    builds = sim_builds(sr, st.builds)
     stock = list(st.stock_ids)
     piles = list(st.pile_masks)
     order = [list(p) for p in st.pile_ids] if st.pile_ids else None  # V-swazi-steal

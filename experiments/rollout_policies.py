@@ -20,11 +20,10 @@ import json
 from pathlib import Path
 
 from agents.base import Agent
-from agents.fastsim import POLICIES, greedy_step, guard_step, sim_rules
+from agents.fastsim import POLICIES, greedy_step, guard_step, sim_builds, sim_rules
 from agents.scripted import HeuristicAgent
 from agents.tournament import play_match
 from casino_env.engine import Move, State
-from casino_env.engine.cards import bit_list
 from casino_env.engine.view import PlayerView
 from experiments.stats import summarize_pair
 
@@ -57,8 +56,7 @@ class PolicyPlayer(Agent):
         if st is None or st.current != view.seat:
             raise ValueError("a policy player moves through act(state), which it reads whole")
         sr = sim_rules(st.rules, self.policy)
-        builds = [(b.value, b.cards, b.owner, sum(sr.cw[i] for i in bit_list(b.cards)))
-                  for b in st.builds]
+        builds = sim_builds(sr, st.builds)
         seat = st.current
         hand = st.hand_masks[seat]
         mv = (guard_step(sr, hand, st.loose_mask, builds, seat, st.hand_masks[1 - seat])
