@@ -740,6 +740,15 @@ NETWORK_ALONE_MATCHES = (
      "exit/midgame_net_tuxedo_r64_deal4/networks_v_heuristic"),
     ("tuxedo", "the same (midgame_net_tuxedo_r64_deal4; not shipped)", UNSEEN,
      "exit/midgame_net_tuxedo_r64_deal4/networks_v_unseen_heuristic"),
+    # the fifty-fourth session's: 128 wide on the 64-rollout shards, the fourth-deal ones and
+    # the first 21 of the shipped network's shards made again
+    ("tuxedo", "before the last deal a 128-wide set network on the 64-rollout shards, "
+     "the fourth-deal decisions and 21 of the shipped network's shards "
+     "(midgame_net_tuxedo_r64_r32_deal4_h128; not shipped), the last deal's set network for "
+     "16 epochs", "heuristic",
+     "exit/midgame_net_tuxedo_r64_r32_deal4_h128/networks_v_heuristic"),
+    ("tuxedo", "the same (midgame_net_tuxedo_r64_r32_deal4_h128; not shipped)", UNSEEN,
+     "exit/midgame_net_tuxedo_r64_r32_deal4_h128/networks_v_unseen_heuristic"),
 ) + tuple(
     # the refitted last deals (``REFITS``) against the heuristic and another tuning
     row for v, n, epochs, shipped in REFITS
