@@ -749,6 +749,13 @@ NETWORK_ALONE_MATCHES = (
      "exit/midgame_net_tuxedo_r64_r32_deal4_h128/networks_v_heuristic"),
     ("tuxedo", "the same (midgame_net_tuxedo_r64_r32_deal4_h128; not shipped)", UNSEEN,
      "exit/midgame_net_tuxedo_r64_r32_deal4_h128/networks_v_unseen_heuristic"),
+    # the fifty-fifth session's: the shipped network's fit again, with the fourth-deal ones
+    ("tuxedo", "before the last deal the shipped set network's fit (128 wide, its 120 shards "
+     "made again) with the fourth-deal decisions added (midgame_net_tuxedo_120_deal4_h128; "
+     "not shipped), the last deal's set network for 16 epochs", "heuristic",
+     "exit/midgame_net_tuxedo_120_deal4_h128/networks_v_heuristic"),
+    ("tuxedo", "the same (midgame_net_tuxedo_120_deal4_h128; not shipped)", UNSEEN,
+     "exit/midgame_net_tuxedo_120_deal4_h128/networks_v_unseen_heuristic"),
 ) + tuple(
     # the refitted last deals (``REFITS``) against the heuristic and another tuning
     row for v, n, epochs, shipped in REFITS
