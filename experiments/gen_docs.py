@@ -756,6 +756,10 @@ NETWORK_ALONE_MATCHES = (
      "exit/midgame_net_tuxedo_120_deal4_h128/networks_v_heuristic"),
     ("tuxedo", "the same (midgame_net_tuxedo_120_deal4_h128; not shipped)", UNSEEN,
      "exit/midgame_net_tuxedo_120_deal4_h128/networks_v_unseen_heuristic"),
+    # and the shipped agent on another set of hands (seed 22), played once
+    ("tuxedo", "`networks:tuxedo` as shipped, on another 5,000 hands (seed 22, not "
+     "seed 21; played once)", "heuristic",
+     "exit/general/networks_tuxedo_960_e16_v_heuristic_seed22"),
 ) + tuple(
     # the refitted last deals (``REFITS``) against the heuristic and another tuning
     row for v, n, epochs, shipped in REFITS
