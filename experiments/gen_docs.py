@@ -756,6 +756,14 @@ NETWORK_ALONE_MATCHES = (
      "exit/midgame_net_tuxedo_120_deal4_h128/networks_v_heuristic"),
     ("tuxedo", "the same (midgame_net_tuxedo_120_deal4_h128; not shipped)", UNSEEN,
      "exit/midgame_net_tuxedo_120_deal4_h128/networks_v_unseen_heuristic"),
+    # the fifty-sixth session's: the same with the third-deal ones added too
+    ("tuxedo", "before the last deal the shipped set network's fit (128 wide, its 120 shards "
+     "made again) with the fourth- and third-deal decisions added "
+     "(midgame_net_tuxedo_120_deal34_h128; not shipped), the last deal's set network for "
+     "16 epochs", "heuristic",
+     "exit/midgame_net_tuxedo_120_deal34_h128/networks_v_heuristic"),
+    ("tuxedo", "the same (midgame_net_tuxedo_120_deal34_h128; not shipped)", UNSEEN,
+     "exit/midgame_net_tuxedo_120_deal34_h128/networks_v_unseen_heuristic"),
     # and the shipped agent on another set of hands (seed 22), played once
     ("tuxedo", "`networks:tuxedo` as shipped, on another 5,000 hands (seed 22, not "
      "seed 21; played once)", "heuristic",
