@@ -771,6 +771,12 @@ NETWORK_ALONE_MATCHES = (
      "exit/midgame_net_tuxedo_120_h128_ft_w15/networks_v_heuristic"),
     ("tuxedo", "the same (midgame_net_tuxedo_120_h128_ft_w15; not shipped)", UNSEEN,
      "exit/midgame_net_tuxedo_120_h128_ft_w15/networks_v_unseen_heuristic"),
+    ("tuxedo", "before the last deal the shipped set network fine-tuned for two epochs on its "
+     "shards with the points + 30 x the hand result (midgame_net_tuxedo_120_h128_ft_w30; not "
+     "shipped), the last deal's set network for 16 epochs", "heuristic",
+     "exit/midgame_net_tuxedo_120_h128_ft_w30/networks_v_heuristic"),
+    ("tuxedo", "the same (midgame_net_tuxedo_120_h128_ft_w30; not shipped)", UNSEEN,
+     "exit/midgame_net_tuxedo_120_h128_ft_w30/networks_v_unseen_heuristic"),
     # and the shipped agent on another set of hands (seed 22), played once
     ("tuxedo", "`networks:tuxedo` as shipped, on another 5,000 hands (seed 22, not "
      "seed 21; played once)", "heuristic",
