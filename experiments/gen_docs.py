@@ -454,6 +454,26 @@ REFITS = (
 # unfinished match folder on disk never changes the docs)
 SEARCHED_REFITS = {("dominican", 120, 8), ("royal", 96, 8), ("royal", 96, 16)}
 
+# tuxedo networks before the last deal, each with the 16-epoch last deal, played against the
+# heuristic and another tuning and not shipped: (folder under exit/, what it is)
+TUXEDO_CANDIDATES = (
+    # the fifty-fourth session's: 128 wide on the 64-rollout shards, the fourth-deal ones and
+    # the first 21 of the shipped network's shards made again
+    ("midgame_net_tuxedo_r64_r32_deal4_h128", "a 128-wide set network on the 64-rollout "
+     "shards, the fourth-deal decisions and 21 of the shipped network's shards"),
+    # the fifty-fifth session's: the shipped network's fit again, with the fourth-deal ones
+    ("midgame_net_tuxedo_120_deal4_h128", "the shipped set network's fit (128 wide, its 120 "
+     "shards made again) with the fourth-deal decisions added"),
+    # the fifty-sixth session's: the same with the third-deal ones too, and the shipped network
+    # fine-tuned on a label tilted towards hands won
+    ("midgame_net_tuxedo_120_deal34_h128", "the shipped set network's fit (128 wide, its 120 "
+     "shards made again) with the fourth- and third-deal decisions added"),
+    ("midgame_net_tuxedo_120_h128_ft_w15", "the shipped set network fine-tuned for an epoch "
+     "on its shards with the points + 15 x the hand result"),
+    ("midgame_net_tuxedo_120_h128_ft_w30", "the shipped set network fine-tuned for two epochs "
+     "on its shards with the points + 30 x the hand result"),
+)
+
 NETWORK_ALONE_MATCHES = (
     ("casino", "cloned policy alone (train/casino/model.zip)", "heuristic",
      "exit/cloned_v_heuristic_casino_s21"),
@@ -740,43 +760,16 @@ NETWORK_ALONE_MATCHES = (
      "exit/midgame_net_tuxedo_r64_deal4/networks_v_heuristic"),
     ("tuxedo", "the same (midgame_net_tuxedo_r64_deal4; not shipped)", UNSEEN,
      "exit/midgame_net_tuxedo_r64_deal4/networks_v_unseen_heuristic"),
-    # the fifty-fourth session's: 128 wide on the 64-rollout shards, the fourth-deal ones and
-    # the first 21 of the shipped network's shards made again
-    ("tuxedo", "before the last deal a 128-wide set network on the 64-rollout shards, "
-     "the fourth-deal decisions and 21 of the shipped network's shards "
-     "(midgame_net_tuxedo_r64_r32_deal4_h128; not shipped), the last deal's set network for "
-     "16 epochs", "heuristic",
-     "exit/midgame_net_tuxedo_r64_r32_deal4_h128/networks_v_heuristic"),
-    ("tuxedo", "the same (midgame_net_tuxedo_r64_r32_deal4_h128; not shipped)", UNSEEN,
-     "exit/midgame_net_tuxedo_r64_r32_deal4_h128/networks_v_unseen_heuristic"),
-    # the fifty-fifth session's: the shipped network's fit again, with the fourth-deal ones
-    ("tuxedo", "before the last deal the shipped set network's fit (128 wide, its 120 shards "
-     "made again) with the fourth-deal decisions added (midgame_net_tuxedo_120_deal4_h128; "
-     "not shipped), the last deal's set network for 16 epochs", "heuristic",
-     "exit/midgame_net_tuxedo_120_deal4_h128/networks_v_heuristic"),
-    ("tuxedo", "the same (midgame_net_tuxedo_120_deal4_h128; not shipped)", UNSEEN,
-     "exit/midgame_net_tuxedo_120_deal4_h128/networks_v_unseen_heuristic"),
-    # the fifty-sixth session's: the same with the third-deal ones added too
-    ("tuxedo", "before the last deal the shipped set network's fit (128 wide, its 120 shards "
-     "made again) with the fourth- and third-deal decisions added "
-     "(midgame_net_tuxedo_120_deal34_h128; not shipped), the last deal's set network for "
-     "16 epochs", "heuristic",
-     "exit/midgame_net_tuxedo_120_deal34_h128/networks_v_heuristic"),
-    ("tuxedo", "the same (midgame_net_tuxedo_120_deal34_h128; not shipped)", UNSEEN,
-     "exit/midgame_net_tuxedo_120_deal34_h128/networks_v_unseen_heuristic"),
-    # and the shipped network fine-tuned on a label tilted towards hands won
-    ("tuxedo", "before the last deal the shipped set network fine-tuned for an epoch on its "
-     "shards with the points + 15 x the hand result (midgame_net_tuxedo_120_h128_ft_w15; not "
-     "shipped), the last deal's set network for 16 epochs", "heuristic",
-     "exit/midgame_net_tuxedo_120_h128_ft_w15/networks_v_heuristic"),
-    ("tuxedo", "the same (midgame_net_tuxedo_120_h128_ft_w15; not shipped)", UNSEEN,
-     "exit/midgame_net_tuxedo_120_h128_ft_w15/networks_v_unseen_heuristic"),
-    ("tuxedo", "before the last deal the shipped set network fine-tuned for two epochs on its "
-     "shards with the points + 30 x the hand result (midgame_net_tuxedo_120_h128_ft_w30; not "
-     "shipped), the last deal's set network for 16 epochs", "heuristic",
-     "exit/midgame_net_tuxedo_120_h128_ft_w30/networks_v_heuristic"),
-    ("tuxedo", "the same (midgame_net_tuxedo_120_h128_ft_w30; not shipped)", UNSEEN,
-     "exit/midgame_net_tuxedo_120_h128_ft_w30/networks_v_unseen_heuristic"),
+    # the tuxedo networks before the last deal tried since the fifty-fourth session
+    # (``TUXEDO_CANDIDATES``), against the heuristic and another tuning
+) + tuple(
+    row for slug, what in TUXEDO_CANDIDATES
+    for row in (
+        ("tuxedo", f"before the last deal {what} ({slug}; not shipped), the last deal's set "
+         "network for 16 epochs", "heuristic", f"exit/{slug}/networks_v_heuristic"),
+        ("tuxedo", f"the same ({slug}; not shipped)", UNSEEN,
+         f"exit/{slug}/networks_v_unseen_heuristic"))
+) + (
     # and the shipped agent on another set of hands (seed 22), played once
     ("tuxedo", "`networks:tuxedo` as shipped, on another 5,000 hands (seed 22, not "
      "seed 21; played once)", "heuristic",
