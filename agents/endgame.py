@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 
 from casino_env.engine import Move, State, legal_moves
-from casino_env.engine.play import play
+from casino_env.engine.play import play, settle
 from casino_env.engine.view import PlayerView
 
 from .base import check_number
@@ -119,6 +119,29 @@ def move_values(st: State, node_limit: int = 200_000) -> dict[Move, float] | Non
     return out
 
 
+def last_deal_value(st: State, side: int, loose: int, piles, sweeps, last: int | None,
+                    events, stock, node_limit: int = 200_000) -> float | None:
+    """``side``'s hand point difference when the hand's last deal, dealt from ``stock``, is
+    played exactly by both: ``st``'s hand at the boundary before that deal (every hand empty,
+    no build) with the table, piles, sweeps, last capturer and events given (a rollout's, as
+    ``agents.fastsim.simulate`` holds them). None past ``node_limit`` positions, where the last
+    deal is too large to solve, or where piles are ordered (V-swazi-steal)."""
+    if st.pile_ids:
+        return None
+    b = st._copy()
+    b.hand_masks = (0,) * st.rules.players
+    b.loose_mask, b.builds, b.stock_ids = loose, (), tuple(stock)
+    b.pile_masks, b.sweeps, b.events = tuple(piles), tuple(sweeps), tuple(events)
+    b.last_capturer, b.pending_orange = last, None
+    b = settle(b, fresh=True, deal_next=False)
+    if b.hand_points is not st.hand_points or b.game_over:  # no cards were left to play
+        return lead(b, side)
+    got = solve(b, node_limit)
+    if got is None:
+        return None
+    return got[1] if b.rules.side(b.current) == side else -got[1]
+
+
 def static_lead(st: State, side: int, residue: bool = False) -> float:
     """``side``'s point difference if the hand were scored on the piles as they stand (penalty
     games: the reverse): what the cards taken so far decide. The table's cards stay unassigned,
@@ -153,5 +176,5 @@ def solve_view(view: PlayerView, node_limit: int = 20_000) -> tuple[Move, float]
     return solve(view.determinize(random.Random(0)), node_limit)
 
 
-__all__ = ["lead", "lookahead", "move_values", "perfect_information", "solve", "solve_view",
-           "static_lead"]
+__all__ = ["last_deal_value", "lead", "lookahead", "move_values", "perfect_information",
+           "solve", "solve_view", "static_lead"]

@@ -688,7 +688,7 @@ def _best_build(sr: SimRules, hand: int, loose: int, builds: list, owned
 
 
 def simulate(st: State, side: int, game_bonus: float, fallback, policy: str = "cards",
-             tail=None) -> float:
+             tail=None, last_deal=None) -> float:
     """Play the rest of the hand of ``st`` greedily for every seat and return what ``side``
     gains minus the best other side (points), +/- ``game_bonus`` if the hand ends the game.
 
@@ -697,7 +697,11 @@ def simulate(st: State, side: int, game_bonus: float, fallback, policy: str = "c
     the whole rollout where the rules are not ``supported`` (tuxedo's scoring, say).
     ``tail(loose, piles, sweeps, last_side, leader_side) -> float``, if given, ends the
     rollout at the first deal boundary (every hand empty, no build, cards left to deal) and
-    returns its value there instead of dealing on (``agents.tail_value``)."""
+    returns its value there instead of dealing on (``agents.tail_value``). ``last_deal(loose,
+    piles, sweeps, last, events, stock) -> float | None``, if given, is asked at the boundary
+    before the hand's last deal (every hand empty, no build, this deal empties the stock) and
+    its value, unless None, ends the rollout there (``agents.endgame.last_deal_value``: the last
+    deal played exactly)."""
     r = st.rules
     sr = sim_rules(r, policy)
     if not sr.supported:
@@ -731,6 +735,10 @@ def simulate(st: State, side: int, game_bonus: float, fallback, policy: str = "c
                     return tail(loose, piles, sweeps, None if last is None else sides[last],
                                 sides[(dealer + 1) % n])
                 hs = sr.hand_size
+                if last_deal is not None and not builds and len(stock) <= hs * n:
+                    v = last_deal(loose, piles, sweeps, last, events, stock)
+                    if v is not None:
+                        return v
                 per = hs if len(stock) >= hs * n else len(stock) // n
                 pos = 0
                 for k in range(1, n + 1):

@@ -30,7 +30,7 @@ from casino_env.engine.view import PlayerView
 from casino_env.returns import running_points
 
 from .base import Agent, check_bool, check_choice, check_int, check_number
-from .endgame import solve_view
+from .endgame import last_deal_value, solve, solve_view
 from .fastsim import POLICIES, simulate, supported
 from .scripted import HeuristicAgent, greedy_choice
 from .tail_value import TailValue, deferred, tail_supported
@@ -62,16 +62,19 @@ def midhand_result(st: State, side: int) -> float:
 
 
 def rollout(st: State, w: Weights, rng: random.Random, epsilon: float = 0.0,
-            deals: int | None = None) -> State:
+            deals: int | None = None, until_last: bool = False) -> State:
     """Play to the end of the current hand with the greedy policy for every seat (with
     probability ``epsilon`` a random move instead); the state after the hand's last move.
     With ``deals`` (>= 1; None or 0: to the hand's end), stop sooner: once that many new
-    rounds of cards have been dealt from the stock (the state just after the deal)."""
+    rounds of cards have been dealt from the stock (the state just after the deal); with
+    ``until_last``, once the stock is empty (the last deal dealt, or being played)."""
     deals = deals or None
     hp = st.hand_points
     penalties = getattr(st.rules, "penalties", False)  # krypkasino: fewest penalties now
     stock = len(st.stock_ids)
     while st.hand_points is hp and not st.game_over:
+        if until_last and not st.stock_ids:
+            break
         if deals is not None and len(st.stock_ids) < stock:
             deals -= 1
             stock = len(st.stock_ids)
@@ -91,13 +94,21 @@ def rollout(st: State, w: Weights, rng: random.Random, epsilon: float = 0.0,
 def determinization_value(det: State, st: State, side: int, w: Weights, seed: int,
                           bonus: float = 0.0, policy: str = "builder", fast: bool = True,
                           epsilon: float = 0.0, horizon: int | None = None,
-                          tail: Callable[..., float] | None = None) -> float:
+                          tail: Callable[..., float] | None = None,
+                          exact_last: bool = False) -> float:
     """One sample of a move's worth to ``side``: ``st`` is ``det`` (a determinization) after
     the move. The hand's result if the move ended the hand; with ``tail``, the value of the
     deal boundary the move passed if it ended a round; else one rollout to the hand's end
-    (``fastsim.simulate`` when ``fast``, the engine's rollout with ``seed`` where it cannot)."""
+    (``fastsim.simulate`` when ``fast``, the engine's rollout with ``seed`` where it cannot).
+    ``exact_last`` (two sides, no ``horizon``): the rollout plays the hand's last deal exactly
+    (``agents.endgame``'s solver on the rollout's deal) instead of by its policy."""
     if st.hand_points is not det.hand_points or st.game_over:
         return hand_result(det, st, side, bonus)
+    if exact_last and (horizon is not None or st.rules.sides != 2):
+        raise ValueError("exact_last: the last deal is solved for two sides, with rollouts "
+                         "to the hand's end (no horizon)")
+    if exact_last and not st.stock_ids:  # the last deal already: no rollout left to play
+        return _exact_from(st, side, det, bonus)
     if tail is not None and len(st.stock_ids) < len(det.stock_ids) and not st.builds:
         rules = st.rules
         last = st.last_capturer
@@ -106,13 +117,33 @@ def determinization_value(det: State, st: State, side: int, w: Weights, seed: in
                     rules.side((st.dealer + 1) % rules.players))
 
     def engine(s: State) -> float:
+        if exact_last:
+            end = rollout(s, w, random.Random(seed), epsilon, until_last=True)
+            return _exact_from(end, side, det, bonus)
         end = rollout(s, w, random.Random(seed), epsilon, horizon)
         if horizon is not None and end.hand_points is det.hand_points and \
                 not end.game_over:  # stopped after ``horizon`` deals
             return midhand_result(end, side)
         return hand_result(det, end, side, bonus)
 
-    return simulate(st, side, bonus, engine, policy, tail) if fast else engine(st)
+    if not fast:
+        return engine(st)
+    last_deal = None
+    if exact_last:
+        def last_deal(loose, piles, sweeps, last, events, stock):  # noqa: ANN001, ANN202
+            return last_deal_value(st, side, loose, piles, sweeps, last, events, stock)
+    return simulate(st, side, bonus, engine, policy, tail, last_deal)
+
+
+def _exact_from(st: State, side: int, det: State, bonus: float) -> float:
+    """``side``'s result of the hand from ``st``, its stock empty: exact play of the rest
+    (the hand's result if it has ended)."""
+    if st.hand_points is not det.hand_points or st.game_over:
+        return hand_result(det, st, side, bonus)
+    got = solve(st, 200_000)
+    if got is None:
+        raise ValueError("exact_last: this last deal is too large to solve")
+    return got[1] if st.rules.side(st.current) == side else -got[1]
 
 
 # The prior's weight (``prior``) when not given: 0.5, and per preset where a match on fresh

@@ -40,7 +40,9 @@ rerun skips those on disk. The rows are those of ``experiments.endgame_net`` (sc
 one seat of each hand instead, and only its decisions are recorded: the positions it meets
 against the heuristic (``fit --init`` then fine-tunes its network on them). With ``--stock N``
 only the decisions made with N cards left in the stock are valued (one deal's, more of them
-for the same rollouts).
+for the same rollouts). With ``--exact-last`` each rollout plays the hand's last deal exactly
+(``agents.endgame.last_deal_value``: the solver on the rollout's deal of the cards) instead of
+by the builder policy, as the agents play it.
 """
 
 from __future__ import annotations
@@ -67,7 +69,7 @@ ROLLOUTS = 16
 
 
 def rollout_values(view, moves: list, rollouts: int, rng: random.Random,
-                   tail=None, won: list | None = None) -> list[float]:
+                   tail=None, won: list | None = None, exact_last: bool = False) -> list[float]:
     """Each move's mean hand point difference for the mover over ``rollouts`` deals of the
     cards ``view`` cannot see, every move played on the same deals with the same rollout
     seeds (the search agent's valuation, without its prior). ``tail``: a boundary value
@@ -94,7 +96,8 @@ def rollout_values(view, moves: list, rollouts: int, rng: random.Random,
     totals = []
     for m in moves:
         samples = [determinization_value(det, play(det, m), side, w, seed, 0.0, "builder",
-                                         fast, tail=cut) for det, seed in deals]
+                                         fast, tail=cut, exact_last=exact_last)
+                   for det, seed in deals]
         total = sum(samples)
         if won is not None:  # the hand's points difference: its sign is the hand's result
             won.append(sum((v > 0) - (v < 0) for v in samples) / rollouts)
@@ -121,6 +124,7 @@ def collect_shard(job: tuple) -> str:
     variant, hands, seed, dest, rollouts, candidates, tail_path, *more = job
     player_name = more[0] if more else None  # an agent: it plays one seat (``collect``)
     stock = more[1] if len(more) > 1 else None  # only decisions with this many cards left
+    exact_last = bool(more[2]) if len(more) > 2 else False  # rollouts solve the last deal
     rng = random.Random(seed)
     player = None
     if player_name is not None:  # its seat's decisions only: the positions it meets
@@ -145,7 +149,7 @@ def collect_shard(job: tuple) -> str:
         if len(moves) > 1 and not perfect_information(view):
             order = top_candidates(scores, candidates)
             cands = [moves[i] for i in order]
-            values = rollout_values(view, cands, rollouts, rng, tail, results)
+            values = rollout_values(view, cands, rollouts, rng, tail, results, exact_last)
             cols = heuristic_columns(st, cands, [scores[i] for i in order])
             for m, v, c in zip(cands, values, cols):
                 row = afterstate_row(layout, play(st, m, deal_next=False), st.current,
@@ -163,13 +167,15 @@ def collect_shard(job: tuple) -> str:
 def collect(variant: str, hands: int, shards: int, seed: int, workers: int, run: Path,
             rollouts: int = ROLLOUTS, candidates: int = CANDIDATES,
             tail: Path | None = None, play: str | None = None,
-            stock: int | None = None) -> None:
+            stock: int | None = None, exact_last: bool = False) -> None:
     """``shards`` shards of ``hands`` hands into ``run`` (those on disk are kept); ``tail``:
     rollouts stop at the next deal boundary and take this boundary value network's value;
     ``play``: an agent (``make_agent`` name) plays one seat against the heuristic and only
     its decisions are recorded (the positions it meets, valued as before); ``stock`` N: only
     the decisions made with N cards left in the stock are valued and recorded (one deal's,
-    for a fraction of the rollouts; the random moves then differ from a full collection's)."""
+    for a fraction of the rollouts; the random moves then differ from a full collection's);
+    ``exact_last``: each rollout plays the hand's last deal exactly (two-player presets; not
+    with ``tail``)."""
     from tqdm.auto import tqdm
 
     from agents.tournament import derive_seed
@@ -179,6 +185,9 @@ def collect(variant: str, hands: int, shards: int, seed: int, workers: int, run:
                          f"{rollouts} and {candidates}")
     if stock is not None and stock < 1:
         raise SystemExit(f"error: --stock must be >= 1 (a deal before the last), got {stock}")
+    if exact_last and tail is not None:
+        raise SystemExit("error: --exact-last plays the rollouts' last deal, which a --tail "
+                         "boundary value stops them before")
     if play is not None:
         from agents import make_agent
 
@@ -188,7 +197,7 @@ def collect(variant: str, hands: int, shards: int, seed: int, workers: int, run:
             raise SystemExit(f"error: --play {play!r}: {e}") from None
     run.mkdir(parents=True, exist_ok=True)
     jobs = [(variant, hands, derive_seed("midgame_net", seed, k) % 10**6, shard_path(run, k),
-             rollouts, candidates, None if tail is None else str(tail), play, stock)
+             rollouts, candidates, None if tail is None else str(tail), play, stock, exact_last)
             for k in range(shards) if not shard_path(run, k).exists()]
     with mp.get_context("forkserver").Pool(workers) as pool:
         for _ in tqdm(pool.imap_unordered(collect_shard, jobs), total=len(jobs),
@@ -402,6 +411,9 @@ def main(argv: list[str] | None = None) -> None:
     c.add_argument("--stock", type=int, default=None, metavar="N",
                    help="value and record only the decisions made with N cards left in the "
                         "stock (one deal before the last)")
+    c.add_argument("--exact-last", action="store_true",
+                   help="each rollout plays the hand's last deal exactly (the solver on its "
+                        "deal of the cards) instead of by the rollout policy")
     c.add_argument("--run", type=Path, required=True)
     n = sub.add_parser("noise", help="how noisy each labelling is (noise.csv, noise.md)")
     n.add_argument("--variant", default="casino")
@@ -456,7 +468,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.tail is not None and not args.tail.is_file():
         raise SystemExit(f"error: --tail {args.tail}: no such file")
     collect(args.variant, args.hands, args.shards, args.seed, args.workers, args.run,
-            args.rollouts, args.candidates, args.tail, args.play, args.stock)
+            args.rollouts, args.candidates, args.tail, args.play, args.stock, args.exact_last)
 
 
 if __name__ == "__main__":

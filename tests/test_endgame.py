@@ -197,3 +197,105 @@ def test_lookahead_needs_a_ply():
 
     with pytest.raises(ValueError, match="plies"):
         lookahead(last_deal_positions("casino", 1, seed=5)[0], 0)
+
+
+def _deal_before_last(variant: str, seed: int, cards: int = 2, last_card: bool = False):
+    """A two-player state in the deal before the last (cards left in the stock, the hands to
+    be dealt from it the last ones) with at most ``cards`` cards in each hand; ``last_card``:
+    the deal's last card to play, no build on the table."""
+    rng = random.Random(seed)
+    for game in range(200):
+        st = new_game(variant, 2, seed=seed * 1000 + game)
+        hand = st.hand_points
+        while st.hand_points is hand and not st.game_over:
+            moves = legal_moves(st)
+            n = len(st.stock_ids)
+            sizes = sorted(h.bit_count() for h in st.hand_masks)
+            if n and n <= st.rules.hand_size * 2 and sizes[-1] <= cards and (
+                    not last_card or (sizes == [0, 1] and not st.builds)):
+                return st
+            st = apply_move(st, moves[rng.randrange(len(moves))])
+    raise AssertionError("no such state")
+
+
+def _exact_after_forced(st, side: int) -> float | None:
+    """The reference: play the rest of the deal while every move is forced, deal the last one
+    and solve it (None where a move before the last deal has a choice): plain minimax where
+    the last deal is small (tuxedo's two cards each), else ``solve`` (checked against it
+    above)."""
+    hand = st.hand_points
+    while st.stock_ids and st.hand_points is hand:
+        moves = legal_moves(st)
+        if len(moves) > 1:
+            return None
+        st = apply_move(st, moves[0])
+    if st.hand_points is not hand:
+        return lead(st, side)
+    if st.rules.hand_size * 2 >= 8:
+        v = solve(st, 10**7)[1]
+        return v if st.rules.side(st.current) == side else -v
+    return minimax(st, side)
+
+
+@pytest.mark.parametrize("variant, seeds, least", [("tuxedo", 60, 30), ("casino", 10, 4)])
+def test_a_rollout_may_play_the_last_deal_exactly(variant: str, seeds: int, least: int) -> None:
+    """``determinization_value(..., exact_last=True)`` (``collect --exact-last``, fifty-seventh
+    session): the rollout plays the rest of the deal before the last by its policy, then the
+    last deal as exact minimax, in the fast simulator (its ``last_deal`` hook) and in the
+    engine's rollouts alike. Checked where every move before the last deal is forced, against
+    plain minimax of the last deal once dealt; the builder rollout's own last deal differs."""
+    from agents.search import determinization_value
+    from agents.valuation import static_weights
+
+    checked = differ = 0
+    for seed in range(seeds):
+        st = _deal_before_last(variant, seed, cards=1)
+        side = st.rules.side(st.current)
+        w = static_weights(st.rules)
+        for m in legal_moves(st):
+            after = apply_move(st, m)
+            want = _exact_after_forced(after, side)
+            if want is None:
+                continue
+            for fast in (True, False):
+                got = determinization_value(st, after, side, w, seed, fast=fast,
+                                            exact_last=True)
+                assert got == pytest.approx(want), (variant, seed, m, fast)
+            checked += 1
+            differ += determinization_value(st, after, side, w, seed, policy="builder") != \
+                pytest.approx(want)
+    assert checked >= least and differ >= 1, (checked, differ)
+
+
+def test_exact_last_deal_rollouts_refuse_a_horizon() -> None:
+    """The last deal is solved at the end of a rollout to the hand's end, so a ``horizon``
+    (a rollout stopped deals sooner) is refused by name."""
+    from agents.search import determinization_value
+    from agents.valuation import static_weights
+
+    st = _deal_before_last("casino", 1)
+    after = apply_move(st, legal_moves(st)[0])
+    with pytest.raises(ValueError, match="exact_last"):
+        determinization_value(st, after, st.rules.side(st.current), static_weights(st.rules),
+                              0, horizon=1, exact_last=True)
+
+
+def test_last_deal_value_deals_the_stock_and_solves_it() -> None:
+    """``last_deal_value``: a position at the boundary before the last deal, given as a
+    rollout holds it (table, piles, sweeps, last capturer, events, stock), is dealt by the
+    engine and solved: the same value as dealing that state and minimaxing it, for either
+    side."""
+    from agents.endgame import last_deal_value
+    from casino_env.engine.play import settle
+
+    for seed in range(8):
+        st = _deal_before_last("tuxedo", seed, cards=1, last_card=True)
+        # the deal's last card trailed: the boundary, every hand empty, the stock to deal
+        card = st.hand_masks[st.current]
+        boundary = st._copy()
+        boundary.hand_masks, boundary.loose_mask = (0, 0), st.loose_mask | card
+        for side in (0, 1):
+            got = last_deal_value(boundary, side, boundary.loose_mask, boundary.pile_masks,
+                                  boundary.sweeps, boundary.last_capturer, boundary.events,
+                                  boundary.stock_ids)
+            assert got == pytest.approx(minimax(settle(boundary), side))

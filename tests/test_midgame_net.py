@@ -452,3 +452,21 @@ def test_a_fit_on_the_banked_base_plays_on_it_and_says_so(runs, tmp_path) -> Non
         with pytest.raises(SystemExit, match=match):
             endgame_net.fit(runs / "run", tmp_path, "casino", 16, 0, True, 0, residual,
                             "centered", kind="set", layers=1, **more)
+
+
+def test_collect_exact_last_relabels_the_same_decisions(tmp_path) -> None:
+    """``collect --exact-last`` (fifty-seventh session): the rollouts play the hand's last
+    deal exactly, so the same seed records the same decisions and afterstates (the line and
+    the deals of the unseen cards draw from one stream either way) with other labels; with a
+    boundary value (``--tail``), which stops a rollout before the last deal, it is refused."""
+    job = ("tuxedo", 3, 5, tmp_path / "b.npz", 4, 8, None, None, 4)
+    builder = np.load(midgame_net.collect_shard(job))
+    exact = np.load(midgame_net.collect_shard((*job[:3], tmp_path / "x.npz", *job[4:],
+                                               True)))
+    assert len(np.unique(exact["group"])) >= 3
+    assert np.array_equal(builder["x"], exact["x"])
+    assert np.array_equal(builder["group"], exact["group"])
+    assert not np.allclose(builder["y"], exact["y"])
+    with pytest.raises(SystemExit, match="--exact-last"):
+        midgame_net.collect("tuxedo", 2, 1, 1, 1, tmp_path / "bad", tail=tmp_path / "t.npz",
+                            exact_last=True)
