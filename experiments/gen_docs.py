@@ -472,6 +472,13 @@ TUXEDO_CANDIDATES = (
      "on its shards with the points + 15 x the hand result"),
     ("midgame_net_tuxedo_120_h128_ft_w30", "the shipped set network fine-tuned for two epochs "
      "on its shards with the points + 30 x the hand result"),
+    # the fifty-seventh session's: the shipped network fine-tuned on 40 shards of the fourth
+    # deal, labelled by rollouts that play the last deal exactly, and (the control) on the
+    # same decisions labelled by the builder rollouts
+    ("midgame_net_tuxedo_120_h128_ft_exact4", "the shipped set network fine-tuned for three "
+     "epochs on fourth-deal decisions whose rollouts play the last deal exactly"),
+    ("midgame_net_tuxedo_120_h128_ft_builder4", "the shipped set network fine-tuned for three "
+     "epochs on the same fourth-deal decisions with the builder rollouts' labels"),
 )
 
 NETWORK_ALONE_MATCHES = (
