@@ -136,10 +136,17 @@ def last_deal_value(st: State, side: int, loose: int, piles, sweeps, last: int |
     b = settle(b, fresh=True, deal_next=False)
     if b.hand_points is not st.hand_points or b.game_over:  # no cards were left to play
         return lead(b, side)
-    got = solve(b, node_limit)
+    return solved_value(b, side, node_limit)
+
+
+def solved_value(st: State, side: int, node_limit: int = 200_000) -> float | None:
+    """``side``'s exact hand point difference from the perfect-information position ``st``
+    under best play by both (``solve``'s value, seen from ``side``), or None past
+    ``node_limit`` positions."""
+    got = solve(st, node_limit)
     if got is None:
         return None
-    return got[1] if b.rules.side(b.current) == side else -got[1]
+    return got[1] if st.rules.side(st.current) == side else -got[1]
 
 
 def static_lead(st: State, side: int, residue: bool = False) -> float:
@@ -177,4 +184,4 @@ def solve_view(view: PlayerView, node_limit: int = 20_000) -> tuple[Move, float]
 
 
 __all__ = ["last_deal_value", "lead", "lookahead", "move_values", "perfect_information",
-           "solve", "solve_view", "static_lead"]
+           "solve", "solve_view", "solved_value", "static_lead"]

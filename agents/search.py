@@ -30,7 +30,7 @@ from casino_env.engine.view import PlayerView
 from casino_env.returns import running_points
 
 from .base import Agent, check_bool, check_choice, check_int, check_number
-from .endgame import last_deal_value, solve, solve_view
+from .endgame import last_deal_value, solve_view, solved_value
 from .fastsim import POLICIES, simulate, supported
 from .scripted import HeuristicAgent, greedy_choice
 from .tail_value import TailValue, deferred, tail_supported
@@ -100,15 +100,18 @@ def determinization_value(det: State, st: State, side: int, w: Weights, seed: in
     the move. The hand's result if the move ended the hand; with ``tail``, the value of the
     deal boundary the move passed if it ended a round; else one rollout to the hand's end
     (``fastsim.simulate`` when ``fast``, the engine's rollout with ``seed`` where it cannot).
-    ``exact_last`` (two sides, no ``horizon``): the rollout plays the hand's last deal exactly
-    (``agents.endgame``'s solver on the rollout's deal) instead of by its policy."""
+    ``exact_last`` (two sides, no ``horizon``, no ``bonus``): the rollout plays the hand's last
+    deal exactly (``agents.endgame``'s solver on the rollout's deal) instead of by its policy,
+    or by its policy where that deal is past 200,000 positions."""
     if st.hand_points is not det.hand_points or st.game_over:
         return hand_result(det, st, side, bonus)
-    if exact_last and (horizon is not None or st.rules.sides != 2):
-        raise ValueError("exact_last: the last deal is solved for two sides, with rollouts "
-                         "to the hand's end (no horizon)")
+    if exact_last and (horizon is not None or bonus or st.rules.sides != 2):
+        raise ValueError("exact_last: the last deal is solved for two sides, in points, with "
+                         "rollouts to the hand's end (no horizon, no game bonus)")
     if exact_last and not st.stock_ids:  # the last deal already: no rollout left to play
-        return _exact_from(st, side, det, bonus)
+        v = solved_value(st, side)
+        if v is not None:
+            return v
     if tail is not None and len(st.stock_ids) < len(det.stock_ids) and not st.builds:
         rules = st.rules
         last = st.last_capturer
@@ -118,8 +121,11 @@ def determinization_value(det: State, st: State, side: int, w: Weights, seed: in
 
     def engine(s: State) -> float:
         if exact_last:
-            end = rollout(s, w, random.Random(seed), epsilon, until_last=True)
-            return _exact_from(end, side, det, bonus)
+            s = rollout(s, w, random.Random(seed), epsilon, until_last=True)
+            if s.hand_points is det.hand_points and not s.game_over:
+                v = solved_value(s, side)
+                if v is not None:
+                    return v
         end = rollout(s, w, random.Random(seed), epsilon, horizon)
         if horizon is not None and end.hand_points is det.hand_points and \
                 not end.game_over:  # stopped after ``horizon`` deals
@@ -133,17 +139,6 @@ def determinization_value(det: State, st: State, side: int, w: Weights, seed: in
         def last_deal(loose, piles, sweeps, last, events, stock):  # noqa: ANN001, ANN202
             return last_deal_value(st, side, loose, piles, sweeps, last, events, stock)
     return simulate(st, side, bonus, engine, policy, tail, last_deal)
-
-
-def _exact_from(st: State, side: int, det: State, bonus: float) -> float:
-    """``side``'s result of the hand from ``st``, its stock empty: exact play of the rest
-    (the hand's result if it has ended)."""
-    if st.hand_points is not det.hand_points or st.game_over:
-        return hand_result(det, st, side, bonus)
-    got = solve(st, 200_000)
-    if got is None:
-        raise ValueError("exact_last: this last deal is too large to solve")
-    return got[1] if st.rules.side(st.current) == side else -got[1]
 
 
 # The prior's weight (``prior``) when not given: 0.5, and per preset where a match on fresh
