@@ -134,11 +134,13 @@ def determinization_value(det: State, st: State, side: int, w: Weights, seed: in
 
     if not fast:
         return engine(st)
-    last_deal = None
-    if exact_last:
-        def last_deal(loose, piles, sweeps, last, events, stock):  # noqa: ANN001, ANN202
-            return last_deal_value(st, side, loose, piles, sweeps, last, events, stock)
-    return simulate(st, side, bonus, engine, policy, tail, last_deal)
+    if not exact_last:
+        return simulate(st, side, bonus, engine, policy, tail)
+
+    def last_deal(loose, piles, sweeps, last, events, stock):  # noqa: ANN001, ANN202
+        return last_deal_value(st, side, loose, piles, sweeps, last, events, stock)
+
+    return simulate(st, side, bonus, engine, policy, tail, last_deal=last_deal)
 
 
 # The prior's weight (``prior``) when not given: 0.5, and per preset where a match on fresh
