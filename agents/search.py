@@ -100,18 +100,15 @@ def determinization_value(det: State, st: State, side: int, w: Weights, seed: in
     the move. The hand's result if the move ended the hand; with ``tail``, the value of the
     deal boundary the move passed if it ended a round; else one rollout to the hand's end
     (``fastsim.simulate`` when ``fast``, the engine's rollout with ``seed`` where it cannot).
-    ``exact_last`` (two sides, no ``horizon``, no ``bonus``): the rollout plays the hand's last
-    deal exactly (``agents.endgame``'s solver on the rollout's deal) instead of by its policy,
-    or by its policy where that deal is past 200,000 positions."""
+    ``exact_last`` (two sides, no ``horizon``, ``bonus`` or ``tail``): the rollout plays the
+    hand's last deal exactly (``agents.endgame``'s solver on the rollout's deal) instead of by
+    its policy, or by its policy where that deal is past 200,000 positions."""
     if st.hand_points is not det.hand_points or st.game_over:
         return hand_result(det, st, side, bonus)
-    if exact_last and (horizon is not None or bonus or st.rules.sides != 2):
+    if exact_last and (horizon is not None or bonus or tail is not None or
+                       st.rules.sides != 2):
         raise ValueError("exact_last: the last deal is solved for two sides, in points, with "
-                         "rollouts to the hand's end (no horizon, no game bonus)")
-    if exact_last and not st.stock_ids:  # the last deal already: no rollout left to play
-        v = solved_value(st, side)
-        if v is not None:
-            return v
+                         "rollouts to the hand's end (no horizon, game bonus or tail)")
     if tail is not None and len(st.stock_ids) < len(det.stock_ids) and not st.builds:
         rules = st.rules
         last = st.last_capturer
@@ -132,7 +129,7 @@ def determinization_value(det: State, st: State, side: int, w: Weights, seed: in
             return midhand_result(end, side)
         return hand_result(det, end, side, bonus)
 
-    if not fast:
+    if not fast or (exact_last and not st.stock_ids):  # the engine solves a last deal begun
         return engine(st)
     if not exact_last:
         return simulate(st, side, bonus, engine, policy, tail)

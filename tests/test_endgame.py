@@ -267,9 +267,10 @@ def test_a_rollout_may_play_the_last_deal_exactly(variant: str, seeds: int, leas
     assert checked >= least and differ >= 1, (checked, differ)
 
 
-def test_exact_last_deal_rollouts_refuse_a_horizon_and_a_game_bonus() -> None:
+def test_exact_last_deal_rollouts_refuse_a_horizon_a_tail_and_a_game_bonus() -> None:
     """The last deal is solved in points at the end of a rollout to the hand's end, so a
-    ``horizon`` (a rollout stopped deals sooner) and a game bonus are refused by name."""
+    ``horizon`` or a boundary value ``tail`` (a rollout stopped sooner) and a game bonus are
+    refused by name."""
     from agents.search import determinization_value
     from agents.valuation import static_weights
 
@@ -278,8 +279,10 @@ def test_exact_last_deal_rollouts_refuse_a_horizon_and_a_game_bonus() -> None:
     args = (st, after, st.rules.side(st.current), static_weights(st.rules), 0)
     with pytest.raises(ValueError, match="exact_last.*no horizon"):
         determinization_value(*args, horizon=1, exact_last=True)
-    with pytest.raises(ValueError, match="exact_last.*no game bonus"):
+    with pytest.raises(ValueError, match="exact_last.*game bonus"):
         determinization_value(*args, 5.0, exact_last=True)
+    with pytest.raises(ValueError, match="exact_last.*tail"):
+        determinization_value(*args, tail=lambda *a: 0.0, exact_last=True)
 
 
 def test_last_deal_value_deals_the_stock_and_solves_it() -> None:
