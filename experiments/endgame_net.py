@@ -26,7 +26,7 @@ over *afterstates*, trained by regression on exact minimax values.
    held-out decision is the afterstate it values highest; the measure is the points that move
    loses against exact play, next to the heuristic's move on the same decisions. ``--augment``
    swaps hearts and clubs at random (a symmetry of the scoring where the two suits score alike;
-   refused elsewhere).
+   in tuxedo red and yellow, and green and blue, each pair at random; refused elsewhere).
 
 ``collect --tree SHARE`` collects differently: at each hand's first last-deal decision the
 whole rest of the deal is solved by memoised minimax (every position's value exact) and a
@@ -84,6 +84,7 @@ LR_SCHEDULES = ("constant", "cosine")
 LR = 1e-3  # the fits' learning rate (AdamW), unless --lr
 BATCH = 128  # decisions a step (all of each decision's moves)
 HEARTS, CLUBS = 1, 3  # suit order in a card id (4 * rank + suit): S, H, D, C
+ROOK_RED, ROOK_YELLOW, ROOK_GREEN, ROOK_BLUE = 0, 1, 2, 3  # the Rook deck's: R Y G B
 
 
 def shard_path(run: Path, k: int) -> Path:
@@ -491,29 +492,50 @@ def expected_regret(pred, values, seg, decisions: int, temp: float):
 def suits_alike(variant: str) -> bool:
     """Whether ``variant`` has the standard deck (one or two of it) with hearts and clubs
     scoring alike (so ``fit --augment`` may swap them in the card planes, which hold the 52
-    kinds of card either way)."""
+    kinds of card either way): the pipelines augment where it holds."""
+    return alike_suits(variant) == [(HEARTS, CLUBS)]
+
+
+def alike_suits(variant: str) -> list[tuple[int, int]]:
+    """The pairs of suits (colours) that score alike in ``variant``, card by card, and that
+    ``fit --augment`` may therefore swap: hearts and clubs of the standard deck; red and
+    yellow, green and blue of the Rook deck (V-tux-score: an orange takes a red and a yellow
+    card, so the swap of the two keeps it one). Empty where none do."""
     from agents.valuation import rules_values
     from casino_env.engine import new_game
 
     rules = new_game(variant, 2, seed=0).rules
-    rv, c = rules_values(rules), rules.deck.copies  # two decks: card ids 2k and 2k+1, kind k
-    standard = rules.deck.size == 52 * c and rules.deck.names[c * HEARTS] == "AH"
-    return standard and all(rv.direct[c * (4 * r + HEARTS)] == rv.direct[c * (4 * r + CLUBS)]
-                            for r in range(13))
+    rv, c, deck = rules_values(rules), rules.deck.copies, rules.deck
+    # two decks: card ids 2k and 2k+1, kind k; a card id is 4 * rank + suit
+    if deck.size == 52 * c and deck.names[c * HEARTS] == "AH":
+        pairs = [(HEARTS, CLUBS)]
+    elif deck.name == "rook":
+        pairs = [(ROOK_RED, ROOK_YELLOW), (ROOK_GREEN, ROOK_BLUE)]
+    else:
+        return []
+    ranks = deck.size // (4 * c)
+    return [(a, b) for a, b in pairs
+            if all(rv.direct[c * (4 * r + a)] == rv.direct[c * (4 * r + b)]
+                   for r in range(ranks))]
 
 
-def suit_swap(variant: str, width: int, planes: list[int]) -> np.ndarray:
-    """The column permutation swapping hearts and clubs in every card plane; SystemExit if
-    the two suits do not score alike in ``variant``."""
-    if not suits_alike(variant):
-        raise SystemExit(f"error: --augment: hearts and clubs are not the standard deck's, or do "
-                         f"not score alike, in {variant}")
-    perm = np.arange(width)
-    for base in planes:
-        for r in range(13):
-            a, b = base + 4 * r + HEARTS, base + 4 * r + CLUBS
-            perm[a], perm[b] = b, a
-    return perm
+def suit_swaps(variant: str, width: int, planes: list[int]) -> list[np.ndarray]:
+    """One column permutation per pair of ``alike_suits``, each swapping the pair in every
+    card plane (``planes``: their first columns); SystemExit if no two suits score alike in
+    ``variant``."""
+    pairs = alike_suits(variant)
+    if not pairs:
+        raise SystemExit(f"error: --augment: no two suits (colours) score alike card by card "
+                         f"in {variant}")
+    perms = []
+    for sa, sb in pairs:
+        perm = np.arange(width)
+        for base in planes:
+            for r in range(13):
+                a, b = base + 4 * r + sa, base + 4 * r + sb
+                perm[a], perm[b] = b, a
+        perms.append(perm)
+    return perms
 
 
 def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: bool,
@@ -622,7 +644,8 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
     held_idx = np.flatnonzero(held)
     layout = layout_of(rules)
     planes = [o for name, o, n, _ in layout.segments if n == 52] + [layout.size]
-    perm = torch.as_tensor(suit_swap(variant, x.shape[1], planes)) if augment else None
+    perms = ([torch.as_tensor(p) for p in suit_swaps(variant, x.shape[1], planes)]
+             if augment else [])
     target = y - lead
     if kind == "set" and dropout:
         raise SystemExit("error: --dropout applies to the MLP only")
@@ -671,7 +694,7 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
             rows = np.repeat(starts[dec] - np.r_[0, np.cumsum(n)[:-1]], n) + np.arange(n.sum())
             seg = torch.as_tensor(np.repeat(np.arange(len(dec)), n))
             xb = xt[rows]
-            if perm is not None:  # one swap per decision, so its moves stay comparable
+            for perm in perms:  # each swap per decision, so its moves stay comparable
                 flip = (torch.rand(len(dec)) < 0.5)[seg]
                 xb = torch.where(flip[:, None], xb[:, perm], xb)
             pb, tb = net(xb).squeeze(-1), yt[rows]
@@ -1106,7 +1129,9 @@ def main(argv: list[str] | None = None) -> None:
                         "(agents.afterstate.set_value_net)")
     f.add_argument("--layers", type=int, default=2, help="--net set: attention layers")
     f.add_argument("--epochs", type=int, default=20)
-    f.add_argument("--augment", action="store_true", help="swap hearts and clubs at random")
+    f.add_argument("--augment", action="store_true",
+                   help="swap the suits that score alike at random: hearts and clubs; in "
+                   "tuxedo red and yellow, green and blue")
     f.add_argument("--no-residual", dest="residual", action="store_false",
                    help="regress the value itself, not what play adds to the static lead")
     f.add_argument("--loss", choices=("value", "centered"), default="value",

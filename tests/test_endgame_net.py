@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
-from experiments.endgame_net import collect_shard, points_lost, suit_swap
+from experiments.endgame_net import alike_suits, collect_shard, points_lost, suit_swaps
 
 
 def test_points_lost_takes_each_decisions_top_scored_move() -> None:
@@ -36,15 +38,36 @@ def test_a_shard_holds_every_moves_exact_afterstate(tmp_path) -> None:
 
 
 def test_the_suit_swap_exchanges_hearts_and_clubs_in_card_planes() -> None:
-    perm = suit_swap("casino", 60, [0])
+    [perm] = suit_swaps("casino", 60, [0])
     assert (perm[perm] == np.arange(60)).all()
     assert perm[1] == 3 and perm[3] == 1 and perm[0] == 0 and perm[2] == 2
     assert perm[53] == 53  # beyond the planes: untouched
     # krypkasino's two decks (V-kryp-values): its planes hold the 52 kinds, hearts and clubs
     # score alike there too (V-kryp-score), so the same swap applies
-    assert (suit_swap("krypkasino", 60, [0]) == perm).all()
-    with pytest.raises(SystemExit, match="do not score alike"):
-        suit_swap("tuxedo", 60, [0])
+    [kryp] = suit_swaps("krypkasino", 60, [0])
+    assert (kryp == perm).all()
+    # spade casino (V-spade): every spade scores, so spades never swap; hearts and clubs do
+    assert alike_suits("spade") == [(1, 3)]
+
+
+def test_tuxedo_swaps_red_with_yellow_and_green_with_blue() -> None:
+    """V-tux-score: an orange takes a red and a yellow card, and no colour scores otherwise,
+    so red-yellow and green-blue are the two swaps (red-green would break oranges)."""
+    ry, gb = suit_swaps("tuxedo", 120, [0, 52])
+    for base in (0, 52):  # in every plane named, card id 4 * (number - 1) + colour (R Y G B)
+        assert ry[base + 4 * 4 + 0] == base + 4 * 4 + 1 and ry[base + 4 * 4 + 1] == base + 16
+        assert ry[base + 2] == base + 2 and ry[base + 3] == base + 3
+        assert gb[base + 4 * 9 + 2] == base + 4 * 9 + 3 and gb[base + 0] == base + 0
+    assert (ry[ry] == np.arange(120)).all() and (gb[gb] == np.arange(120)).all()
+    assert ry[110] == 110  # beyond the planes: untouched
+
+
+def test_the_suit_swap_is_refused_where_no_suits_score_alike(monkeypatch) -> None:
+    import experiments.endgame_net as en
+
+    monkeypatch.setattr(en, "alike_suits", lambda variant: [])
+    with pytest.raises(SystemExit, match="no two suits"):
+        en.suit_swaps("casino", 60, [0])
 
 
 def test_cards_in_hand_count_two_decks_copies() -> None:
@@ -651,3 +674,59 @@ def test_card_weights_go_by_the_cards_in_hand_at_each_decision(tmp_path) -> None
     with pytest.raises(SystemExit, match="--regret-temp > 0"):
         fit(run, tmp_path / "out", "casino", 16, 1, True, 0, True, "centered", regret=1,
             regret_temp=0)
+
+
+def _swap_colours(spec: object, swap: dict[str, str]) -> object:
+    """A state spec with the Rook cards' colours exchanged by ``swap`` (e.g. R for Y)."""
+    if isinstance(spec, str):
+        return re.sub(r"\b(\d+)([RYGB])\b", lambda m: m.group(1) + swap.get(m.group(2),
+                                                                            m.group(2)), spec)
+    if isinstance(spec, list):
+        return [_swap_colours(s, swap) for s in spec]
+    if isinstance(spec, dict):
+        return {k: _swap_colours(v, swap) for k, v in spec.items()}
+    return spec
+
+
+@pytest.mark.parametrize("pair", [("R", "Y"), ("G", "B")])
+def test_a_tuxedo_colour_swap_is_a_symmetry_of_the_rows_fitted(pair: tuple[str, str]) -> None:
+    """V-tux-score: the column swap ``fit --augment`` applies to a tuxedo row is the row of the
+    state with the two colours exchanged (its afterstate and the heuristic's columns), and the
+    swapped state has the swapped moves, the same heuristic scores and the same hand points."""
+    import random
+
+    from agents.afterstate import afterstate_row, heuristic_columns, layout_of
+    from casino_env.engine import State, legal_moves, new_game, parse_move
+    from casino_env.engine.play import play
+
+    a, b = pair
+    swap = {a: b, b: a}
+    rules = new_game("tuxedo", 2, seed=0).rules
+    layout = layout_of(rules)
+    planes = [o for _, o, n, _ in layout.segments if n == 52] + [layout.size]
+    width = layout.size + 52 + 2
+    perm = suit_swaps("tuxedo", width, planes)[0 if pair == ("R", "Y") else 1]
+    rng, checked = random.Random(5), 0
+    for seed in range(6):
+        st = new_game("tuxedo", 2, seed=seed)
+        while not st.game_over:
+            moves = legal_moves(st)
+            twin = State.from_spec(_swap_colours(st.to_spec(), swap))
+            legal = legal_moves(twin)  # (a parsed build does not say whether it is multiple)
+            twin_moves = [legal[legal.index(parse_move(_swap_colours(str(m), swap), twin))]
+                          for m in moves]
+            assert len(set(twin_moves)) == len(legal)
+            h = heuristic_columns(st, moves)
+            h2 = heuristic_columns(twin, twin_moves)
+            np.testing.assert_allclose(h, h2, atol=1e-5)
+            for i, m in enumerate(moves):
+                after, after2 = play(st, m), play(twin, twin_moves[i])
+                if after.hand_points is not st.hand_points:  # the next hand's deal is not
+                    assert after.hand_points == after2.hand_points  # swapped: points only
+                    continue
+                row = np.r_[afterstate_row(layout, after, st.current, hidden=True), h[i]]
+                row2 = np.r_[afterstate_row(layout, after2, st.current, hidden=True), h2[i]]
+                np.testing.assert_array_equal(row[perm], row2)
+                checked += 1
+            st = play(st, rng.choice(moves))
+    assert checked > 300

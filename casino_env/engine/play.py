@@ -192,8 +192,9 @@ def _reads_as(state: State, move: Move, v: int) -> bool:
 
 
 def play(state: State, m: Move, deal_next: bool = True) -> State:
-    """Apply a move already known to be legal (the engine's hot path); ``deal_next`` as in
-    ``apply_move``."""
+    """Apply a move already known to be legal, as ``legal_moves`` gives it (the engine's hot
+    path; a parsed build does not say whether it is multiple, so ``apply_move`` first matches
+    any other Move to the legal one); ``deal_next`` as in ``apply_move``."""
     st = state._copy()
     r = st.rules
     seat = st.current
