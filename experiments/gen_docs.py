@@ -479,6 +479,12 @@ TUXEDO_CANDIDATES = (
      "epochs on fourth-deal decisions whose rollouts play the last deal exactly"),
     ("midgame_net_tuxedo_120_h128_ft_builder4", "the shipped set network fine-tuned for three "
      "epochs on the same fourth-deal decisions with the builder rollouts' labels"),
+    # the fifty-eighth session's: tuxedo's alike colours (red and yellow, green and blue)
+    # swapped at random in the fit (``fit --augment``), from scratch and as a fine-tune
+    ("midgame_net_tuxedo_120_h128_aug", "the shipped set network's fit (128 wide, its 120 "
+     "shards made again) with the alike colours swapped at random"),
+    ("midgame_net_tuxedo_120_h128_ft_aug", "the shipped set network fine-tuned for two epochs "
+     "on its shards with the alike colours swapped at random"),
 )
 
 NETWORK_ALONE_MATCHES = (
