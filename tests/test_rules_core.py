@@ -329,6 +329,22 @@ def test_c_build_ace_two_with_two_threes_and_a_six():
     assert multiple.table == [build(["AS", "2C", "3H"], 3, 0, True)]
 
 
+def test_c_build_read_from_notation_plays_as_the_legal_build():
+    """C-build: a build read by ``parse_move`` does not say whether it is multiple; the
+    engine's hot path ``play`` then plays the legal build it reads as (single or multiple, as
+    ``apply_move`` does), and one that is not legal raises naming the rule it breaks."""
+    from casino_env.engine import IllegalMoveError
+    from casino_env.engine.play import play
+
+    st = mk([["3H", "3D", "6C"], ["KC"]], ["AS", "2C"])
+    for text, multiple in (("3H builds 6 on AS+2C", False), ("3H builds 3 on AS+2C", True)):
+        after = play(st, parse_move(text, st))
+        assert after == apply_move(st, text)
+        assert after.table == [build(["AS", "2C", "3H"], int(text.split()[2]), 0, multiple)]
+    with pytest.raises(IllegalMoveError, match="C-build"):
+        play(st, parse_move("3H builds 9 on AS+2C", st))
+
+
 def test_c_build_needs_the_value_in_hand():
     """C-build: creating a build needs a card of its value held besides the played card."""
     st = mk([["3H", "9D"], ["KC"]], ["5S"])

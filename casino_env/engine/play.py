@@ -192,9 +192,9 @@ def _reads_as(state: State, move: Move, v: int) -> bool:
 
 
 def play(state: State, m: Move, deal_next: bool = True) -> State:
-    """Apply a move already known to be legal, as ``legal_moves`` gives it (the engine's hot
-    path; a parsed build does not say whether it is multiple, so ``apply_move`` first matches
-    any other Move to the legal one); ``deal_next`` as in ``apply_move``."""
+    """Apply a move already known to be legal (the engine's hot path); ``deal_next`` as in
+    ``apply_move``. A build read by ``parse_move`` does not say whether it is multiple, so it
+    goes through ``apply_move``, which plays the legal move it reads as."""
     st = state._copy()
     r = st.rules
     seat = st.current
@@ -240,6 +240,8 @@ def play(state: State, m: Move, deal_next: bool = True) -> State:
         if kind == "trail":
             st.loose_mask |= pm
         if tm:  # a build, or a trail that also builds (V-build-loose)
+            if m.multiple is None:  # read from notation, it does not say whether it is
+                return apply_move(state, m, deal_next)  # multiple: the legal move does
             owner = (seat + 2) % 4 if m.for_partner else seat
             if st.pile_ids:
                 _stack(st, None, tm, 0)  # V-swazi-steal: pile tops taken join the build
