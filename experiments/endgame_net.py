@@ -519,6 +519,12 @@ def alike_suits(variant: str) -> list[tuple[int, int]]:
                    for r in range(ranks))]
 
 
+def card_planes(layout) -> list[int]:  # layout: casino_env.encoding.Layout
+    """The first columns of a row's 52-wide card planes: the observation's (hand, table,
+    piles), then the other seat's hand that ``afterstate_row`` appends."""
+    return [o for _, o, n, _ in layout.segments if n == 52] + [layout.size]
+
+
 def suit_swaps(variant: str, width: int, planes: list[int]) -> list[np.ndarray]:
     """One column permutation per pair of ``alike_suits``, each swapping the pair in every
     card plane (``planes``: their first columns); SystemExit if no two suits score alike in
@@ -642,9 +648,8 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
     x, lead = net_inputs(rules, x, residual, ranks, base_kind=base)
     held = held_decision[g]
     held_idx = np.flatnonzero(held)
-    layout = layout_of(rules)
-    planes = [o for name, o, n, _ in layout.segments if n == 52] + [layout.size]
-    perms = ([torch.as_tensor(p) for p in suit_swaps(variant, x.shape[1], planes)]
+    perms = ([torch.as_tensor(p) for p in suit_swaps(variant, x.shape[1],
+                                                     card_planes(layout_of(rules)))]
              if augment else [])
     target = y - lead
     if kind == "set" and dropout:

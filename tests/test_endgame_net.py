@@ -7,7 +7,13 @@ import re
 import numpy as np
 import pytest
 
-from experiments.endgame_net import alike_suits, collect_shard, points_lost, suit_swaps
+from experiments.endgame_net import (
+    alike_suits,
+    card_planes,
+    collect_shard,
+    points_lost,
+    suit_swaps,
+)
 
 
 def test_points_lost_takes_each_decisions_top_scored_move() -> None:
@@ -688,8 +694,8 @@ def _swap_colours(spec: object, swap: dict[str, str]) -> object:
     return spec
 
 
-@pytest.mark.parametrize("pair", [("R", "Y"), ("G", "B")])
-def test_a_tuxedo_colour_swap_is_a_symmetry_of_the_rows_fitted(pair: tuple[str, str]) -> None:
+@pytest.mark.parametrize("k, a, b", [(0, "R", "Y"), (1, "G", "B")])
+def test_a_tuxedo_colour_swap_is_a_symmetry_of_the_rows_fitted(k: int, a: str, b: str) -> None:
     """V-tux-score: the column swap ``fit --augment`` applies to a tuxedo row is the row of the
     state with the two colours exchanged (its afterstate and the heuristic's columns), and the
     swapped state has the swapped moves, the same heuristic scores and the same hand points."""
@@ -699,20 +705,16 @@ def test_a_tuxedo_colour_swap_is_a_symmetry_of_the_rows_fitted(pair: tuple[str, 
     from casino_env.engine import State, legal_moves, new_game, parse_move
     from casino_env.engine.play import play
 
-    a, b = pair
     swap = {a: b, b: a}
-    rules = new_game("tuxedo", 2, seed=0).rules
-    layout = layout_of(rules)
-    planes = [o for _, o, n, _ in layout.segments if n == 52] + [layout.size]
-    width = layout.size + 52 + 2
-    perm = suit_swaps("tuxedo", width, planes)[0 if pair == ("R", "Y") else 1]
+    layout = layout_of(new_game("tuxedo", 2, seed=0).rules)
+    perm = suit_swaps("tuxedo", layout.size + 52 + 2, card_planes(layout))[k]
     rng, checked = random.Random(5), 0
     for seed in range(6):
         st = new_game("tuxedo", 2, seed=seed)
         while not st.game_over:
             moves = legal_moves(st)
             twin = State.from_spec(_swap_colours(st.to_spec(), swap))
-            legal = legal_moves(twin)  # (a parsed build does not say whether it is multiple)
+            legal = legal_moves(twin)  # each swapped move is one of the twin's legal moves
             twin_moves = [legal[legal.index(parse_move(_swap_colours(str(m), swap), twin))]
                           for m in moves]
             assert len(set(twin_moves)) == len(legal)
