@@ -27,7 +27,7 @@ from casino_env.engine import Move, Rules, State, new_game
 from casino_env.engine.play import play
 from casino_env.engine.view import PlayerView
 
-from .base import check_number
+from .base import check_int, check_number
 from .endgame import perfect_information, points_sign, solve_view
 
 
@@ -355,7 +355,8 @@ class AfterstateNet:
     large to solve whole) plays only there."""
 
     def __init__(self, path: str | Path, margin: float = 0.0,
-                 option: str = "endgame_net", prior: float = 0.0) -> None:
+                 option: str = "endgame_net", prior: float = 0.0,
+                 candidates: int | None = None) -> None:
         # depart from the heuristic's move only for an afterstate valued at least this many
         # points above the heuristic's (0: always play the best-valued one)
         self.margin = check_number("endgame_margin", margin, 0.0)
@@ -374,7 +375,9 @@ class AfterstateNet:
         if self.scope not in SCOPES:
             raise ValueError(f"{option} {path}: unknown scope {self.scope!r} (known: "
                              f"{', '.join(SCOPES)})")
-        self.candidates = int(meta.get("candidates", 0))
+        self.candidates = int(meta.get("candidates", 0))  # 0: every legal move
+        if candidates is not None:  # the fitted count replaced at play time
+            self.candidates = check_int("midgame_candidates", candidates, 0)
         self.max_cards = int(meta.get("max_cards", 0))  # 0: any
         for p, (_, m, _) in zip(paths[1:], self.members[1:]):
             for key, default in (("variant", None), ("scope", LAST_DEAL), ("candidates", 0),
@@ -389,6 +392,10 @@ class AfterstateNet:
         if self.scope == LAST_DEAL and self.prior:
             raise ValueError("midgame_prior: the heuristic's scores as a prior apply to a "
                              f"network before the last deal; {path} plays on the last deal")
+        if self.scope == LAST_DEAL and candidates is not None:
+            raise ValueError("midgame_candidates: the heuristic's best-scored moves a network "
+                             f"chooses among before the last deal; {path} plays on the last "
+                             "deal, among every legal move")
 
     def values(self, st: State, moves: list[Move], scores: list[float] | None = None
                ) -> np.ndarray:
@@ -471,17 +478,21 @@ def exact_or_learned(view: PlayerView, moves: list[Move], endgame: int,
 
 
 def afterstate_nets(endgame_net: str | None, endgame_margin: float | None,
-                    midgame_net: str | None, midgame_prior: float | None = None
+                    midgame_net: str | None, midgame_prior: float | None = None,
+                    midgame_candidates: int | None = None
                     ) -> tuple[AfterstateNet | None, AfterstateNet | None]:
     """The agents' options ``endgame_net`` (with ``endgame_margin``) and ``midgame_net``
-    loaded (None where not given), each checked to be a network of its scope (ValueError
-    naming the option)."""
+    (with ``midgame_prior`` and ``midgame_candidates``) loaded (None where not given), each
+    checked to be a network of its scope (ValueError naming the option)."""
     if endgame_margin is not None and endgame_net is None:
         raise ValueError("endgame_margin: a margin for an endgame_net's departures from the "
                          "heuristic, so it needs endgame_net")
     if midgame_prior is not None and midgame_net is None:
         raise ValueError("midgame_prior: the heuristic's scores added to a midgame_net's "
                          "values, so it needs midgame_net")
+    if midgame_candidates is not None and midgame_net is None:
+        raise ValueError("midgame_candidates: how many of the heuristic's best-scored moves a "
+                         "midgame_net chooses among, so it needs midgame_net")
     nets = []
     for option, path, scope, other in (("endgame_net", endgame_net, LAST_DEAL, "midgame_net"),
                                        ("midgame_net", midgame_net, BEFORE_LAST, "endgame_net")):
@@ -489,7 +500,8 @@ def afterstate_nets(endgame_net: str | None, endgame_margin: float | None,
         if path is not None:
             net = AfterstateNet(path, (endgame_margin or 0.0) if option == "endgame_net"
                                 else 0.0, option,
-                                (midgame_prior or 0.0) if option == "midgame_net" else 0.0)
+                                (midgame_prior or 0.0) if option == "midgame_net" else 0.0,
+                                midgame_candidates if option == "midgame_net" else None)
             if net.scope != scope:
                 where = "the last deal" if net.scope == LAST_DEAL else "before the last deal"
                 raise ValueError(f"{option} {path} plays {where} (give it as {other})")

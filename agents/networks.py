@@ -9,7 +9,9 @@ hand, ``max_cards``, leaves the decisions above it to the heuristic); a decision
 move needs neither. The heuristic's scores pick the candidates and are inputs of the networks,
 never the move. ``midgame_net=PATH`` / ``endgame_net=PATH`` replace the shipped network of that
 scope (a preset that ships none needs both); ``midgame_prior=W`` adds W times the heuristic's
-score of each candidate to its value before the last deal (default 0). The agent plays its
+score of each candidate to its value before the last deal (default 0), ``midgame_candidates=K``
+has it choose among the heuristic's K best-scored moves instead of the count its network was
+fitted on (0: every legal move). The agent plays its
 preset's two-player game with no house switches and refuses any other (``check_rules``), as a
 trained policy does.
 """
@@ -156,12 +158,13 @@ TEACHERS: dict[str, str] = {v: SET_NETWORKS[v][0] for v in STUDENTS}
 
 
 @cache
-def _load(path: str, option: str, prior: float | None = None) -> AfterstateNet:
-    """A network loaded once a process and prior (it holds no game state), checked to be of
-    the scope ``option`` names."""
-    end, mid = afterstate_nets(path if option == "endgame_net" else None, None,
-                               path if option == "midgame_net" else None,
-                               prior if option == "midgame_net" else None)
+def _load(path: str, option: str, prior: float | None = None,
+          candidates: int | None = None) -> AfterstateNet:
+    """A network loaded once a process, prior and candidate count (it holds no game state),
+    checked to be of the scope ``option`` names."""
+    mid = option == "midgame_net"
+    end, mid = afterstate_nets(path if not mid else None, None, path if mid else None,
+                               prior if mid else None, candidates if mid else None)
     return end or mid
 
 
@@ -171,7 +174,8 @@ class NetworksAgent(HeuristicAgent):
     name = "networks"
 
     def __init__(self, preset: str, seed: int | None = None, midgame_net: str | None = None,
-                 endgame_net: str | None = None, midgame_prior: float | None = None) -> None:
+                 endgame_net: str | None = None, midgame_prior: float | None = None,
+                 midgame_candidates: int | None = None) -> None:
         super().__init__(seed)
         if preset not in PRESETS:
             raise ValueError(f"agent 'networks:{preset}': unknown preset (known: "
@@ -183,7 +187,7 @@ class NetworksAgent(HeuristicAgent):
                              "endgame_net=PATH")
         mid = midgame_net if midgame_net is not None else str(ROOT / shipped[0])
         end = endgame_net if endgame_net is not None else str(ROOT / shipped[1])
-        self.midgame_net = _load(mid, "midgame_net", midgame_prior)
+        self.midgame_net = _load(mid, "midgame_net", midgame_prior, midgame_candidates)
         self.endgame_net = _load(end, "endgame_net")
         self.rules = self._checked = make_rules(preset, 2)
         for net in (self.midgame_net, self.endgame_net):
@@ -207,10 +211,11 @@ class NetworksAgent(HeuristicAgent):
 
 
 def load_networks(preset: str, seed: int | None = None, midgame_net: str | None = None,
-                  endgame_net: str | None = None, midgame_prior: float | None = None
-                  ) -> NetworksAgent:
+                  endgame_net: str | None = None, midgame_prior: float | None = None,
+                  midgame_candidates: int | None = None) -> NetworksAgent:
     """Loader for ``make_agent("networks:<preset>")`` (see the module text)."""
-    return NetworksAgent(preset.strip().lower(), seed, midgame_net, endgame_net, midgame_prior)
+    return NetworksAgent(preset.strip().lower(), seed, midgame_net, endgame_net, midgame_prior,
+                         midgame_candidates)
 
 
 register_loader("networks", load_networks, "PRESET")

@@ -23,7 +23,7 @@ MODELS = ROOT / "experiments" / "results" / "train"
 SEARCH_OPTIONS = ("simulations, max_candidates, epsilon, game_bonus, fast, policy, prior, "
                   "margin, hand_bonus, guide, guide_temperature, horizon, endgame, tail")
 HEURISTIC_OPTIONS = ("threat, build_keep, potential, residue, per_card, params, endgame, "
-                     "endgame_net, endgame_margin, midgame_net, midgame_prior")
+                     "endgame_net, endgame_margin, midgame_net, midgame_prior, midgame_candidates")
 
 
 def raises(message: str):

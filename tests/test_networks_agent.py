@@ -199,3 +199,42 @@ def test_midgame_prior_adds_the_heuristics_scores_to_the_values() -> None:
         from agents.afterstate import AfterstateNet
 
         AfterstateNet(END, option="endgame_net", prior=0.5)
+
+
+def test_midgame_candidates_sets_how_many_of_the_heuristics_moves_it_chooses_among() -> None:
+    """``midgame_candidates=K`` (fifty-ninth session): before the last deal the network chooses
+    among the heuristic's K best-scored moves instead of the 8 it was fitted on; 0 means every
+    legal move. K 8 is the default agent, K 1 is the heuristic's best-scored move, and with every
+    move it plays the best-valued of all of them. On the last deal nothing changes."""
+    import random
+
+    import numpy as np
+
+    heuristic = HeuristicAgent(0)
+    plain = make_agent("networks:casino", seed=0)
+    eight = make_agent("networks:casino,midgame_candidates=8", seed=0)
+    one = make_agent("networks:casino,midgame_candidates=1", seed=0)
+    every = make_agent("networks:casino,midgame_candidates=0", seed=0)
+    assert (plain.midgame_net.candidates, every.midgame_net.candidates) == (8, 0)
+    views = _decisions(4, 70)
+    wide = 0
+    for v in views:
+        moves = v.legal_moves()
+        assert eight.choose(v) == plain.choose(v)
+        if perfect_information(v):  # the last deal's network chooses among every move anyway
+            assert one.choose(v) == every.choose(v) == plain.choose(v)
+            continue
+        scores = heuristic.scores(v, moves)
+        assert one.choose(v) == moves[top_candidates(scores, 1)[0]]
+        values = plain.midgame_net.values(v.determinize(random.Random(0)), moves, scores)
+        assert every.choose(v) == moves[int(np.argmax(values))]
+        wide += len(moves) > 8
+    assert wide > 0  # some decisions had more moves than the 8 candidates
+    with pytest.raises(ValueError, match="midgame_candidates must be an int >= 0, got -1"):
+        make_agent("networks:casino,midgame_candidates=-1")
+    with pytest.raises(ValueError, match="midgame_candidates: .* needs midgame_net"):
+        make_agent("heuristic:midgame_candidates=3")
+    from agents.afterstate import AfterstateNet
+
+    with pytest.raises(ValueError, match="midgame_candidates: .* plays on the last deal"):
+        AfterstateNet(END, option="endgame_net", candidates=3)
