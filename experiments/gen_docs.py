@@ -1014,6 +1014,64 @@ def endgame_match_table(root: str = "../", matches: tuple = ENDGAME_MATCHES) -> 
     return match_table(matches, "search", root, label="network", ratio=True)
 
 
+# Issue 18's network-alone target, preset by preset: the shipped ``networks:PRESET`` against the
+# heuristic (5,000 hands, seed 21), against another tuning of it, and against the shipped
+# search where that was played: (preset, v heuristic, v the other tuning, v search or None),
+# folders under exit/; a refitted last deal's from its slug (``REFITS``)
+NETWORK_TARGETS = tuple(
+    (v, h if h else f"endgame_net_{_refit_slug(v)}/networks_v_heuristic",
+     u if u else f"general/networks_{_refit_slug(v)}_v_unseen_heuristic", s)
+    for v, h, u, s in (
+        ("casino", "distill_net_casino/student_256_v_heuristic",
+         "distill_net_casino/student_256_v_unseen_heuristic",
+         "distill_net_casino/student_256_v_search"),
+        ("royal", None, None, f"general/networks_{_refit_slug('royal')}_v_search"),
+        ("dominican", None, None, f"general/networks_{_refit_slug('dominican')}_v_search"),
+        ("spade", "distill_net_spade_60/student_256_v_heuristic",
+         "general/networks_spade_60_v_unseen_heuristic", None),
+        ("wippen", None, None, None),
+        ("swedish", "distill_net_swedish/student_256_v_heuristic",
+         "general/networks_swedish_v_unseen_heuristic", None),
+        ("tuxedo", None, None, None),
+        ("hungarian", None, None, None),
+        ("finnish", "distill_net_finnish/student_256_v_heuristic",
+         "general/networks_finnish_v_unseen_heuristic", None),
+        ("krypkasino", None, None, None),
+        ("swazi", "distill_net_swazi_10_last_deal/student_256_v_heuristic",
+         "general/networks_swazi_last_deal_v_unseen_heuristic", None)))
+
+
+def network_targets_table(root: str = "") -> str:
+    """Issue 18's network-alone target, one row per 2-player preset: ``networks:PRESET``'s hands
+    won against the heuristic, how far from 55% (by the point estimate), against another
+    tuning and against the search; links relative to ``root``."""
+    def won(folder: str | None) -> str:
+        if folder is None:
+            return "–"
+        r = json.loads((RESULTS / "exit" / folder / "summary.json").read_text())
+        return (f"[{100 * r['win_rate']:.1f}% [{100 * r['lo']:.1f}, {100 * r['hi']:.1f}]]"
+                f"({root}experiments/results/exit/{folder}/summary.md)")
+
+    out = ["| preset | v heuristic (5,000 hands) [95% CI] | 55% (point estimate) | "
+           "v another tuning (unseen) | v search (400 rollouts) |", "|---|---|---|---|---|"]
+    met, above, short = [], [], []
+    for preset, heuristic, unseen, search in NETWORK_TARGETS:
+        r = json.loads((RESULTS / "exit" / heuristic / "summary.json").read_text())
+        if r["win_rate"] >= 0.55:
+            met.append(preset)
+            above += [preset] if r["lo"] > 0.55 else []
+        else:
+            short.append(f"{preset} by {100 * (0.55 - r['win_rate']):.1f}")
+        gap = "met" if preset in met else f"{100 * (0.55 - r['win_rate']):.1f} short"
+        out.append(f"| `networks:{preset}` | {won(heuristic)} | {gap} | {won(unseen)} | "
+                   f"{won(search)} |")
+    out.append(f"\n{len(met)} of {len(NETWORK_TARGETS)} presets reach 55% by the point "
+               f"estimate, {len(above)} of them with the whole interval above it "
+               f"({', '.join(above) or 'none'})" + (f"; short: {', '.join(short)}." if short
+                                                      else "."))
+    return "\n".join(out)
+
+
 def heuristic_endgame_table() -> str:
     """``heuristic:endgame=20000`` against the heuristic (docs/expert_iteration.md)."""
     return match_table(HEURISTIC_ENDGAME_MATCHES, "heuristic", label="last deal played by")
@@ -1086,7 +1144,8 @@ def speed_table() -> str:
 BLOCKS = {
     "README.md": {"variants": variant_table, "ladder": ladder_table,
                   "baselines": baselines_table, "speed": speed_table,
-                  "beyond_search": lambda: endgame_match_table("", README_ENDGAME_MATCHES)},
+                  "beyond_search": lambda: endgame_match_table("", README_ENDGAME_MATCHES),
+                  "network_targets": network_targets_table},
     "docs/environment.md": {"layout": layout_table, "compact_layout": compact_layout_table,
                             "sizes": sizes},
     "docs/rl_baselines.md": {"scratch_sums": scratch_sums_table,
