@@ -507,6 +507,30 @@ def test_v_hun_end_nagy_single_game_after_the_first_hand():
     assert st.stake == 1  # not over yet
 
 
+def test_v_hun_end_nagy_false_claim_in_the_first_hand_is_a_single_game():
+    """V-hun-end (`nagy` with `claims`): the double game is for reaching 11 in the first hand
+    (seed 002: "a player who reaches 11 points in the first deal wins a double game"); a game
+    won on the other side's false claim, below 11, is a single one, and the win reward is 1.
+    A correct claim, or a false one made after the other side reached 11, is double."""
+    from casino_env.returns import win_returns
+
+    rules = {"nagy": True, "claims": True}
+    st = mk([["10H", "4C"], ["2C", "5D"]], ["10D", "3H"], scores=[9, 4], stock=STOCK,
+            rules=rules)
+    lost = apply_move(st, "claims the game")  # side 0 has 9: a false claim
+    assert lost.game_over and lost.winner == 1 and lost.scores == [9, 4]
+    assert lost.stake == 1 and win_returns(lost) == [-1.0, 1.0]
+    st = apply_move(st, "10H captures 10D")  # side 0 reaches 11, earned
+    right = apply_move(apply_move(st, "2C trails"), "claims the game")
+    assert right.winner == 0 and right.scores == [11, 4] and right.stake == 2
+    wrong = apply_move(st, "claims the game")  # side 1's false claim; side 0 is at 11
+    assert wrong.winner == 0 and wrong.scores[0] >= 11 and wrong.stake == 2
+    assert win_returns(wrong) == [2.0, -2.0]
+    later = mk([["10H", "4C"], ["2C", "5D"]], ["10D", "3H"], scores=[9, 4], stock=STOCK,
+               rules=rules, hand=1)
+    assert apply_move(later, "claims the game").stake == 1
+
+
 # -- V-hun-cut ------------------------------------------------------------------------------------
 
 CUT = {"ulmann": True, "cut": True}

@@ -50,7 +50,8 @@ SWITCHES: dict[str, tuple[type, str]] = {
     "kovacs": (bool, "no played or captured combination above 13 (V-hun-play)"),
     "nagy": (bool, "after a sweep the opponent plays twice; the last capturer leads each "
              "round; the last round is played with hands exposed; sweeping the four initial "
-             "cards scores 2; winning in the first hand is a double game (V-hun-play)"),
+             "cards scores 2; reaching 11 in the first hand wins a double game (V-hun-play, "
+             "V-hun-end)"),
     "claims": (bool, "a player must claim the win on their turn: a correct claim wins, a false "
                "one loses (V-hun-end)"),
     "orange_calls": (bool, "an orange scores only if the capturer calls it; a false call costs "

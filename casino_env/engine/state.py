@@ -195,13 +195,15 @@ class State:
 
     @property
     def stake(self) -> int:
-        """What the game is worth: 2 for a double game, else 1. A Nagy game won during the
-        first hand is double (V-hun-end), and so is a Bicycle game whose winner leaves every
+        """What the game is worth: 2 for a double game, else 1. A Nagy game whose winner
+        reaches the target during the first hand is double (V-hun-end; not one won on the
+        other side's false claim, below it), and so is a Bicycle game whose winner leaves every
         other side under 31 (V-spade-bicycle); the environment's win reward is the stake."""
         if not self.game_over:
             return 1
         r = self.rules
-        if r.nagy and self.hand_no == 0:
+        if (r.nagy and self.hand_no == 0 and self.winner is not None
+                and self.scores[self.winner] >= r.target):
             return 2
         if r.bicycle and self.winner is not None and all(
                 s < BICYCLE_DOUBLE for side, s in enumerate(self.scores) if side != self.winner):
