@@ -418,6 +418,21 @@ def test_v_hun_play_nagy_opponent_plays_twice_after_a_sweep():
     assert st.current == 0
 
 
+def test_v_hun_play_nagy_sweep_with_the_opponent_out_of_cards_gives_no_double_turn():
+    """V-hun-play (`nagy`): the double turn is the opponent's "if they have cards"; when the
+    sweeper's opponent holds none, the sweeper plays on as the only seat with cards and no
+    double turn is recorded (the state, its spec and its observation flag say none)."""
+    st = mk([["7H", "4C"], []], ["7D"], stock=STOCK, rules=NAGY)
+    st = apply_move(st, "7H captures 7D")
+    assert st.sweeps == (1, 0) and st.current == 0 and not st.extra_turn
+    assert "extra_turn" not in st.to_spec()
+    assert st == mk([["4C"], []], [], stock=STOCK, rules=NAGY, piles=[["7H", "7D"], []],
+                    sweeps=[1, 0], last_capturer=0)
+    st = apply_move(st, "4C trails")  # the round's last card: the next deal follows
+    assert [m.bit_count() for m in st.hand_masks] == [3, 3] and not st.extra_turn
+    assert st.current == 0  # Nagy: the last capturer leads the next round
+
+
 def test_v_hun_play_no_double_turn_without_nagy():
     """V-hun-play: without `nagy` the turn simply passes after a sweep."""
     st = mk([["5S", "9H"], ["2C", "3C", "4C"]], ["5H"], stock=STOCK)

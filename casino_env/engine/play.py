@@ -430,7 +430,7 @@ def _next_turn(st: State, seat: int, swept: bool = False, deal_next: bool = True
             st.current = nxt
             if st.pending_orange == -1:
                 st.pending_orange = nxt
-            if r.nagy and swept:
+            if r.nagy and swept and nxt != seat:  # the sweeper's opponent, if it holds cards
                 st.extra_turn = True
             return st
     # Nobody holds cards: deal on. A missed orange made with the round's last card stays
