@@ -113,3 +113,35 @@ def test_deal_next_false_stops_a_finished_hand_before_the_next_deal(variant) -> 
     assert sum(p.bit_count() for p in end.pile_masks) == deck.size
     assert legal_moves(end) == []
     assert nxt.hand_masks[0] and end.dealer == st.dealer != nxt.dealer
+    # the spec round-trips (C-score: the hand is not scored twice, nothing is dealt): its
+    # scores are those at the start of the hand, and hand_over says it is scored
+    spec = end.to_spec()
+    assert spec["hand_over"] is True and spec["scores"] == list(st.scores)
+    assert State.from_spec(spec) == end
+    assert State.from_spec({**spec, "hand_over": False}) == nxt  # scored, then dealt on
+
+
+def test_hand_over_specs_are_checked() -> None:
+    """``hand_over`` (a hand scored, the next not dealt): a bool, only with every hand, the
+    table and the stock empty and no winner, and its hand_points must be what the piles score
+    (C-score: most cards 3, most spades 1, 10D 2, 2S 1, each ace 1)."""
+    spades = [r + "S" for r in "A 2 3 4 5 6 7 8 9 10 J Q K".split()]
+    piles = [spades + ["10D", "AH", "AD", "AC"], ["2H", "3H"]]  # 17 cards against 2
+    base = {"variant": "casino", "players": 2, "hands": [[], []], "piles": piles,
+            "scores": [3, 4], "last_capturer": 0, "seed": 5, "hand_over": True}
+    st = State.from_spec(base)
+    assert st.hand_points == (11, 0) and st.scores == (14, 4) and not st.game_over
+    assert not any(st.hand_masks) and st.to_spec()["hand_over"] is True
+    assert State.from_spec({**base, "hand_points": [11, 0]}) == st
+    with pytest.raises(ValueError, match=r"^hand_points: \[9, 2\] is not what the hand over "
+                                         r"scores from its piles \(\[11, 0\]\)$"):
+        State.from_spec({**base, "hand_points": [9, 2]})
+    with pytest.raises(ValueError, match="^hand_over: must be true or false, got 1$"):
+        State.from_spec({**base, "hand_over": 1})
+    for key, value in (("hands", [["KD"], ["QD"]]), ("table", ["KD"]), ("stock", ["KD"]),
+                       ("winner", 0)):
+        with pytest.raises(ValueError, match="^hand_over: a hand is over only with every hand"):
+            State.from_spec({**base, key: value})
+    done = State.from_spec({**base, "scores": [12, 4]})  # the hand takes side 0 to 23: won
+    assert done.game_over and done.winner == 0 and done.scores == (23, 4)
+    assert "hand_over" not in done.to_spec() and State.from_spec(done.to_spec()) == done

@@ -44,7 +44,7 @@ class Sides(tuple):
 SPEC_KEYS = ("variant", "rules", "players", "partnerships", "dealer", "current", "hands",
              "table", "stock", "piles", "sweeps", "scores", "last_capturer", "seed",
              "hand_points", "met", "proven", "hand", "events", "pending_orange", "extra_turn",
-             "winner")
+             "winner", "hand_over")
 REQUIRED_KEYS = ("variant", "players", "hands")
 
 
@@ -227,11 +227,12 @@ class State:
         d = self.deck
         r = self.rules
         scores = self.scores
-        settled = (self.game_over and self.hand_points is not None and not any(self.hand_masks)
+        settled = (self.hand_points is not None and not any(self.hand_masks)
                    and not self.stock_ids and not self.table_mask())
         if settled:
-            # The game ended when its last hand was scored: the spec's scores are those at the
-            # start of that hand and from_spec scores it again.
+            # A hand scored, and the game ended with it or the next hand is not dealt yet
+            # (``apply_move(..., deal_next=False)``): the spec's scores are those at the start
+            # of that hand and from_spec scores it again (``hand_over``: and deals no more).
             scores = tuple(s - p for s, p in zip(self.scores, self.hand_points))
         spec = {
             "variant": r.variant,
@@ -263,6 +264,8 @@ class State:
             spec["met"] = list(self.met)
         if r.partner_build:
             spec["proven"] = [[v for v in range(1, 15) if p >> v & 1] for p in self.proven]
+        if settled and not self.game_over:
+            spec["hand_over"] = True
         if self.game_over and not (settled and State.from_spec(spec) == self):
             # The game ended during play (V-earned, claims), possibly with the winner's last
             # card: the spec keeps the final scores and names the winner.
@@ -274,10 +277,19 @@ class State:
     def from_spec(cls, spec: dict) -> State:
         """A state from a JSON-like dict; a malformed spec raises ValueError naming the field.
         ``table``, ``stock`` and ``piles`` may be left out: missing means empty (the contract
-        of the spec, so that a position can be written with only the cards that matter)."""
+        of the spec, so that a position can be written with only the cards that matter).
+        ``hand_over``: the hand, every card in a pile, is scored and the next one not dealt
+        (the state ``apply_move(..., deal_next=False)`` gives at a hand's end)."""
         from .play import settle  # dealing/scoring when every hand is empty
 
-        return settle(_parse_spec(spec))
+        st = _parse_spec(spec)
+        if not spec.get("hand_over"):
+            return settle(st)
+        out = settle(st, deal_next=False)
+        if st.hand_points is not None and out.hand_points != st.hand_points:
+            raise ValueError(f"hand_points: {list(st.hand_points)} is not what the hand over "
+                             f"scores from its piles ({list(out.hand_points)})")
+        return out
 
     # -- comparison and display ----------------------------------------------------------
     def _key(self) -> tuple:
@@ -560,6 +572,12 @@ def _parse_spec(spec: object) -> State:
         raise ValueError(f"extra_turn: must be false, or true under rule switch 'nagy', "
                          f"got {extra_turn!r}")
     winner = _seat(spec.get("winner"), sides, "winner", allow_none=True)
+    hand_over = spec.get("hand_over", False)
+    if not isinstance(hand_over, bool):
+        raise ValueError(f"hand_over: must be true or false, got {hand_over!r}")
+    if hand_over and (any(hands) or loose or builds or stock or winner is not None):
+        raise ValueError("hand_over: a hand is over only with every hand, the table and the "
+                         "stock empty and no winner named (its piles are scored)")
 
     if (stock and winner is None and not any(hands) and not loose and not builds
             and not any(piles) and len(stock) < TABLE_SIZE + n):
