@@ -288,6 +288,24 @@ def test_v_target_eleven_with_three_sides_plays_without_difference(players):
     assert st.rules.target == 11 and not st.rules.difference
 
 
+def test_v_target_eleven_in_dominican_names_the_switch_it_turns_on():
+    """V-target with V-dom-end: target 11 turns difference scoring on (two sides), which
+    V-dom-end refuses; the error says that target=11 brought it, and that dom_end is the
+    preset's, and both ways out work."""
+    with pytest.raises(ValueError, match=r"^target=11 with two sides turns on difference "
+                                         r"scoring \(V-target\), which does not combine with "
+                                         r"'dom_end' \(V-dom-end, on in the 'dominican' "
+                                         r"preset\); set difference=False"):
+        new_game("dominican", 2, seed=1, target=11)
+    with pytest.raises(ValueError, match=r"'dom_end' \(V-dom-end\); set difference=False"):
+        new_game("dominican", 2, seed=1, target=11, dom_end=True)
+    plain = new_game("dominican", 2, seed=1, target=11, difference=False)
+    assert plain.rules.dom_end and not plain.rules.difference
+    scored = new_game("dominican", 2, seed=1, target=11, dom_end=False)
+    assert scored.rules.difference and not scored.rules.dom_end
+    assert new_game("dominican", 3, seed=1, target=11).rules.dom_end  # three sides: no difference
+
+
 def test_v_target_refused_when_not_positive():
     """V-target: the target must be a positive int; refused naming the switch."""
     with pytest.raises(ValueError, match="'target'"):

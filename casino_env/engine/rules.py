@@ -439,6 +439,12 @@ def make_rules(variant: str = "casino", players: int = 2, partnerships: bool | N
         # target of 11 is not difference scoring.
         values["difference"] = (values.get("target", 21) == 11 and sides == 2
                                 and not values.get("earned", False))
+        if values["difference"] and values.get("dom_end"):  # say which switch came with 11
+            whose = "" if "dom_end" in given else f", on in the {variant!r} preset"
+            raise ValueError(f"{pre}target=11 with two sides turns on difference scoring "
+                             f"(V-target), which does not combine with 'dom_end' (V-dom-end"
+                             f"{whose}); set difference=False to play to 11 under V-dom-end, "
+                             "or dom_end=False for difference scoring")
     rules = Rules(variant=variant, players=players, partnerships=partnerships,
                   **{k: v for k, v in values.items() if k in _INIT_FIELDS})
     _check_consistency(rules, pre)
