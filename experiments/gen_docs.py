@@ -787,6 +787,14 @@ NETWORK_ALONE_MATCHES = (
     ("tuxedo", "`networks:tuxedo` as shipped, on another 5,000 hands (seed 22, not "
      "seed 21; played once)", "heuristic",
      "exit/general/networks_tuxedo_960_e16_v_heuristic_seed22"),
+    # the fifty-ninth session's: the shipped networks choosing before the last deal among every
+    # legal move, and among the heuristic's 4 best-scored, instead of its 8
+    ("tuxedo", "`networks:tuxedo,midgame_candidates=0`: the shipped networks, choosing before "
+     "the last deal among every legal move instead of the heuristic's 8 best-scored (not "
+     "shipped)", "heuristic", "exit/midgame_net_tuxedo_candidates/top0_v_heuristic"),
+    ("tuxedo", "`networks:tuxedo,midgame_candidates=4`: the same among the heuristic's 4 "
+     "best-scored (not shipped)", "heuristic",
+     "exit/midgame_net_tuxedo_candidates/top4_v_heuristic"),
 ) + tuple(
     # the refitted last deals (``REFITS``) against the heuristic and another tuning
     row for v, n, epochs, shipped in REFITS
