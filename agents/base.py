@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from numbers import Integral, Real
 
 from casino_env.engine import Move, State
+from casino_env.engine.play import legal_move_of
 from casino_env.engine.rules import SWITCH_TYPES, Rules, make_rules
 from casino_env.engine.view import PlayerView
 
@@ -93,7 +94,12 @@ class Agent(ABC):
     def act(self, state: State, seat: int | None = None) -> Move:
         """The move for ``seat`` (default: the seat to move) in ``state``, from its view only."""
         seat = state.current if seat is None else seat
-        return self.choose(PlayerView(state, seat))
+        move = self.choose(PlayerView(state, seat))
+        if state.rules.deck.copies > 1 and seat == state.current:
+            # two decks: a view numbers the copies it sees itself (engine.view), so the move
+            # is given back as the state's own legal move with its outcome
+            move = legal_move_of(state, move) or move
+        return move
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(seed={self.seed})"

@@ -625,3 +625,57 @@ def test_two_decks_determinized_copy_moved_to_the_stock():
             assert outside.bit_count() + len(det.stock_ids) == 13
             det = apply_move(det, rng.choice(legal_moves(det)))
     assert moved  # the case did arise
+
+
+def test_two_decks_a_view_does_not_tell_where_the_other_copy_lies():
+    """A view hides the hidden cards' places even through copy ids (docs/rules.md, canonical
+    copies): the state numbers its copies stock first, so seat 0's 5S is another copy when the
+    other 5S lies in the stock than when seat 1 holds it; the two views are one, and so are
+    their determinizations, which are the engine's canonical states (they round-trip)."""
+    import json
+
+    from agents import make_agent
+    from casino_env.engine.view import PlayerView
+
+    base = dict(dealer=1, current=0, table=["3H", "4C", "9D", "QS"], piles=[["KH", "KC"], []],
+                last_capturer=0, seed=1)
+    a = mk([["5S", "7D"], ["8C", "JH"]], stock=["5S", "2C", "6D", "10H"], **base)
+    b = mk([["5S", "7D"], ["8C", "5S"]], stock=["JH", "2C", "6D", "10H"], **base)
+    assert a.hand_masks[0] != b.hand_masks[0]  # the states number seat 0's 5S differently
+    va, vb = PlayerView(a, 0), PlayerView(b, 0)
+    assert va.state == vb.state and va.unseen == vb.unseen
+    assert va.legal_moves() == vb.legal_moves()
+    for k in range(5):
+        da, db = va.determinize(random.Random(k)), vb.determinize(random.Random(k))
+        assert da == db
+        assert State.from_spec(json.loads(json.dumps(da.to_spec()))) == da
+    # a view's move is the state's move up to the copies: equal, in its legal moves, played
+    for s, v in ((a, va), (b, vb)):
+        for m in v.legal_moves():
+            assert m in legal_moves(s)
+            assert apply_move(s, m) == apply_move(s, legal_moves(s)[legal_moves(s).index(m)])
+        move = make_agent("heuristic").act(s)  # act gives the state's own move object
+        assert move in legal_moves(s) and move.played_mask & s.hand_masks[0] == move.played_mask
+
+
+def test_two_decks_moves_are_equal_up_to_the_copies():
+    """C-move with two decks: a move is its outcome whichever copy it plays or takes: the
+    same cards on the other copies make an equal move with the same hash; both copies of a
+    card where the move has one do not."""
+    st = mk([["5S", "7D"], ["KD"]], ["5H", "3C"], stock=["9C"] * 2)
+    flip = lambda mask: 1 << (mask.bit_length() - 1 ^ 1)  # noqa: E731 (the other copy)
+    trail = next(m for m in legal_moves(st) if str(m) == "7D trails")
+    other = Move.make(DOUBLE, "trail", flip(trail.played_mask), 0, None)
+    assert other.played == trail.played and other.played_mask != trail.played_mask
+    assert other == trail and hash(other) == hash(trail) and other in legal_moves(st)
+    capture = next(m for m in legal_moves(st) if str(m) == "5S captures 5H")
+    other = Move.make(DOUBLE, "capture", flip(capture.played_mask), flip(capture.taken_mask),
+                      capture.value)
+    assert other == capture and hash(other) == hash(capture)
+    assert apply_move(st, other) == apply_move(st, capture)
+    from casino_env.engine.play import play  # the hot path takes it up to the copies too
+
+    assert play(st, other) == play(st, capture)
+    both = Move.make(DOUBLE, "capture", capture.played_mask,
+                     capture.taken_mask | flip(capture.taken_mask), capture.value)
+    assert both.taken_cards == ("5H", "5H") and both != capture

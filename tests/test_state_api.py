@@ -145,3 +145,46 @@ def test_hand_over_specs_are_checked() -> None:
     done = State.from_spec({**base, "scores": [12, 4]})  # the hand takes side 0 to 23: won
     assert done.game_over and done.winner == 0 and done.scores == (23, 4)
     assert "hand_over" not in done.to_spec() and State.from_spec(done.to_spec()) == done
+
+
+@pytest.mark.parametrize("variant", ["casino", "tuxedo", "krypkasino"])
+def test_a_view_does_not_hold_the_next_shuffle(variant) -> None:
+    """A seat does not know the seed of the next hands' shuffles: its view holds none, so two
+    states that differ only in it give one view and one determinization (its seed drawn with
+    the hidden cards from the rng: the same rng, the same state); play past the hand's end
+    from a determinization does not deal the real next hand."""
+    import random
+
+    from casino_env.engine.view import PlayerView
+
+    st = new_game(variant, 2, seed=3)
+    twin = State.from_spec({**st.to_spec(), "seed": 99})
+    assert twin.seed != st.seed and twin.hand_masks == st.hand_masks
+    view, other = PlayerView(st, 0), PlayerView(twin, 0)
+    assert view.state.seed is None and view.state == other.state
+    det = view.determinize(random.Random(5))
+    assert det == other.determinize(random.Random(5)) == view.determinize(random.Random(5))
+    assert det.seed is not None and det.seed != st.seed
+
+    def next_hand(s: State, rng: random.Random) -> State:  # random moves to the next deal
+        while s.hand_no == 0 and not s.game_over:
+            s = apply_move(s, rng.choice(legal_moves(s)))
+        return s
+
+    real = next_hand(st, random.Random(1))
+    guess = next_hand(det, random.Random(1))
+    if not real.game_over and not guess.game_over:
+        assert real.to_spec()["stock"] != guess.to_spec()["stock"]
+
+
+def test_parse_move_names_a_state_that_is_not_one() -> None:
+    """parse_move(text, state): a spec dict or anything else in place of the State is refused
+    at once, naming the type (as apply_move does), not deep inside."""
+    from casino_env.engine import parse_move
+
+    st = new_game("casino", 2, seed=1)
+    for bad in (st.to_spec(), 5, "casino"):
+        with pytest.raises(TypeError, match=r"^parse_move: expected a State \(or None: the "
+                                            r"standard deck\), got "):
+            parse_move("KD trails", bad)
+    assert parse_move("KD trails", None) == parse_move("KD trails", st)

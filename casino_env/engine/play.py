@@ -151,6 +151,15 @@ def apply_move(state: State, move: Move | str, deal_next: bool = True) -> State:
     return play(state, legal, deal_next)
 
 
+def legal_move_of(state: State, move: Move) -> Move | None:
+    """The legal move of ``state`` with the outcome of ``move`` (two decks: its cards matched
+    to the state's copies by kind, as ``apply_move`` does), or None if it is illegal here."""
+    legal = _find(state, move)
+    if legal is None and state.rules.deck.copies > 1:
+        legal = _find(state, resolve_copies(state, move))
+    return legal
+
+
 def _find(state: State, move: Move) -> Move | None:
     """The legal move with the same outcome (a capture's value may be any valid reading)."""
     cardless = not (move.played_mask or move.taken_mask)  # a claim or call: any deck
@@ -207,6 +216,11 @@ def play(state: State, m: Move, deal_next: bool = True) -> State:
         st.pending_orange = None
         return st
     pm, tm = m.played_mask, m.taken_mask
+    if r.deck.copies > 1 and (pm & ~st.hand_masks[seat] or tm & ~st.table_mask()):
+        # two decks: a move is its outcome up to the copies, and a view numbers the copies it
+        # sees among themselves (engine.view), so its moves name copies by kind here
+        m = resolve_copies(st, m)
+        pm, tm = m.played_mask, m.taken_mask
     hands = list(st.hand_masks)
     hands[seat] &= ~pm
     st.hand_masks = tuple(hands)

@@ -12,10 +12,11 @@ bottom of the stock (V-hun-cut).
 from __future__ import annotations
 
 import random
+from zlib import crc32
 
 from .cards import bit_list
-from .moves import Move, backs, legal_moves
-from .state import State
+from .moves import Move, backs, legal_moves, resolve_copies
+from .state import State, _lowest_all, renumber
 
 
 def exposed_seats(state: State) -> tuple[int, ...]:
@@ -55,8 +56,20 @@ class PlayerView:
         red.hand_masks = tuple(state.hand_masks[s] if s == seat or s in self.exposed else 0
                           for s in range(n))
         red.stock_ids = ()
+        red.seed = None  # the next hands' shuffle is hidden too
         # Legality depends only on the seat's hand and public facts, so the true list is known.
         red._moves = legal_moves(state) if state.current == seat and not state.game_over else None
+        if state.rules.deck.copies > 1:
+            # Two decks: the state numbers the copies with the stock's first, so which copy of
+            # a card this seat holds tells where the other lies; the view numbers the copies
+            # it sees among themselves (hands, table, piles: no builds with two decks).
+            n_h = len(red.hand_masks)
+            places = _lowest_all(red.hand_masks + (red.loose_mask,) + red.pile_masks, 0,
+                                 state.rules.deck.low)
+            red.hand_masks, red.loose_mask, red.pile_masks = (places[:n_h], places[n_h],
+                                                              places[n_h + 1:])
+            if red._moves is not None:
+                red._moves = [resolve_copies(red, m) for m in red._moves]
         self.state = red
         self.cut = cut_card(state, seat)
         seen = red.loose_mask | sum(red.hand_masks) | sum(red.pile_masks)
@@ -140,5 +153,10 @@ def determinize(view: PlayerView, rng: random.Random, tries: int = 50) -> State:
                 out.stock_ids = tuple(rest[pos:pos + view.stock_size])
             else:  # V-hun-cut: the card seen stays at the bottom (the dealer's last card)
                 out.stock_ids = tuple(rest[pos:pos + view.stock_size - 1]) + (view.cut,)
+            # the later hands' shuffles: a seed drawn with the cards (not the true one, which
+            # the view does not hold), so the same rng gives the same state
+            out.seed = crc32(bytes(cards))
+            if r.deck.copies > 1:
+                renumber(out)  # the engine's canonical copies (docs/rules.md)
             return out
     raise RuntimeError("could not deal the hidden cards consistently with the view")
