@@ -149,6 +149,11 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
                                  f"environment's {r}")
             if start.game_over:
                 raise ValueError("options['state']: the game in this state is over")
+            if not any(start.hand_masks):  # scored, the next hand not dealt (hand_over)
+                raise ValueError("options['state']: the hand in this state is over and the "
+                                 "next one is not dealt (its spec says hand_over); "
+                                 "State.from_spec({**spec, 'hand_over': False}) scores it and "
+                                 "deals the next hand")
         self.agents = self.possible_agents[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)

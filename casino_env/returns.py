@@ -3,8 +3,9 @@
 ``points``: each side's points minus the mean of the other sides' (zero-sum; negated in
 krypkasino, whose points are penalties). ``win``: the
 stake to the winning side and ``-stake/(sides-1)`` to each other side, 0 to all on a draw; a
-one-hand episode is won by the side with strictly the most points that hand (worth 1), a game
-by the game's winner (a game stopped early: the strict leader of the scores so far).
+one-hand episode is won by the side with strictly the most points that hand (worth 1; by the
+game's winner where the game was decided during the hand: a claim, an earned win), a game by
+the game's winner (a game stopped early: the strict leader of the scores so far).
 """
 
 from __future__ import annotations
@@ -36,12 +37,19 @@ def _leader(points: Sequence[int], penalties: bool) -> int | None:
 def win_returns(st: State, episode: str = "game") -> list[float]:
     """Per side: +stake to the winner, -stake/(sides-1) to the others, zeros on a draw. A
     one-hand episode (``episode="hand"``) is won by the hand's strict leader, worth 1, even
-    when that hand also ends the game; a game by its winner, worth ``st.stake`` (2 for a
-    double game); a game stopped before its end (OpenSpiel's ``max_hands``) by the strict
-    leader of the scores so far, worth 1 (krypkasino: the fewest points lead)."""
+    when that hand also ends the game (but by the game's winner where the game was decided
+    with cards still to play: a claim, an earned win); a game by its winner, worth
+    ``st.stake`` (2 for a double game); a game stopped before its end (OpenSpiel's
+    ``max_hands``) by the strict leader of the scores so far, worth 1 (krypkasino: the fewest
+    points lead)."""
     s = st.rules.sides
     stake = 1.0
-    if episode == "hand":
+    if episode == "hand" and st.game_over and st.winner is not None and (
+            any(st.hand_masks) or st.stock_ids or st.table_mask()):
+        # the game was decided during the hand (V-hun-end claims: a false claim loses
+        # whatever the points; V-earned): its winner wins the hand too
+        winner = st.winner
+    elif episode == "hand":
         winner = _leader(st.hand_points, st.rules.penalties)
     elif st.game_over:
         winner = st.winner

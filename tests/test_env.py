@@ -494,3 +494,35 @@ def test_crowded_table_truncates_the_episode():
     assert "table" in e.infos["player_0"]["truncated"]
     with pytest.raises(ValueError, match="max_table"):
         casino_env.raw_env(max_table=2)
+
+
+def test_reset_from_a_hand_that_is_over_is_refused_naming_the_way_on():
+    """``reset(options={"state": S})`` from a one-hand episode's final position (the hand
+    scored, the next not dealt: its spec says ``hand_over``) is refused, as a finished game
+    is, naming how to deal on; the single-agent view refuses it the same way (it raised an
+    IndexError), and the spec with ``hand_over`` off starts the next hand."""
+    import gymnasium
+
+    from casino_env.engine import State
+
+    e = casino_env.env(variant="casino", action_mode="enumerate")
+    e.reset(seed=1)
+    rng = np.random.default_rng(1)
+    for _agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    final = e.unwrapped.state
+    assert not final.game_over and final.to_spec()["hand_over"] is True
+    message = r"^options\['state'\]: the hand in this state is over and the next one is not"
+    for start in (final, final.to_spec()):
+        with pytest.raises(ValueError, match=message):
+            casino_env.env(variant="casino").reset(options={"state": start})
+    for seat in (0, 1):
+        single = gymnasium.make("casino_env/Casino-v0", opponent="heuristic", seat=seat)
+        with pytest.raises(ValueError, match=message):
+            single.reset(seed=0, options={"state": final})
+    on = State.from_spec({**final.to_spec(), "hand_over": False})
+    assert on.hand_no == 1 and on.scores == final.scores
+    fresh = casino_env.env(variant="casino")
+    fresh.reset(options={"state": on})
+    assert fresh.last()[0]["action_mask"].any()

@@ -47,9 +47,13 @@ def expected_returns(env, episode: str, reward: str) -> list[float]:
         per_side = [sign * (p - (total - p) / (s - 1)) for p in points]
     else:
         # A one-hand episode: the hand's strict leader, worth 1, also when the hand ends the
-        # game; a game: its winner and stake.
+        # game, but the game's winner where it was decided with cards still to play (a claim,
+        # an earned win); a game: its winner and stake.
         winner, stake = st.winner, float(st.stake)
-        if episode == "hand":
+        in_play = st.game_over and (any(st.hand_masks) or st.stock_ids or st.table_mask())
+        if episode == "hand" and in_play:
+            stake = 1.0
+        elif episode == "hand":
             hand = [sign * p for p in st.hand_points]
             best = max(hand)
             winner = hand.index(best) if hand.count(best) == 1 else None
@@ -184,3 +188,29 @@ def test_win_of_a_one_hand_episode_that_ends_the_game_goes_to_the_hand(variant, 
     assert hand.count(hand[leader]) == 1 and st.winner != leader  # the case that matters
     assert [sums["player_0"], sums["player_1"]] == [1.0 if leader == 0 else -1.0,
                                                     1.0 if leader == 1 else -1.0]
+
+
+def test_a_false_claim_loses_a_one_hand_episode_whatever_the_points():
+    """V-hun-end (`claims`): a wrong claim loses. In a one-hand episode it ends the game with
+    cards still to play, so ``reward="win"`` gives the game's winner the win (the claimer led
+    on the hand's points: it once won the episode); a right claim wins it; ``reward="points"``
+    gives the points as they stand (documented in the rewards table)."""
+    from casino_env.encoding import CLAIM
+    from casino_env.engine.cards import STANDARD
+
+    used = {"3C", "4C", "5C", "3D", "4D", "5D", "6C", "7C", "8C", "9C", "10D", "AS", "AH", "2S"}
+    spec = {"variant": "hungarian", "players": 2, "rules": {"claims": True}, "dealer": 1,
+            "current": 0, "hands": [["3C", "4C", "5C"], ["3D", "4D", "5D"]],
+            "table": ["6C", "7C", "8C", "9C"], "piles": [["10D", "AS", "AH", "2S"], []],
+            "stock": [c for c in STANDARD.names if c not in used]}
+    for scores, winner in (([0, 0], 1), ([6, 0], 0)):  # 5 earned points: wrong, then right
+        for reward, want in (("win", [1.0, -1.0] if winner == 0 else [-1.0, 1.0]),
+                             ("points", [5.0, -5.0])):
+            env = casino_env.env(variant="hungarian", claims=True, reward=reward,
+                                 episode="hand")
+            env.reset(options={"state": {**spec, "scores": scores}})
+            env.step(CLAIM)
+            st = env.unwrapped.state
+            assert st.game_over and st.winner == winner and st.hand_points == (5, 0)
+            got = [env.unwrapped._cumulative_rewards[a] for a in ("player_0", "player_1")]
+            assert got == want, (scores, reward, got)
