@@ -162,9 +162,10 @@ def _load(path: str, option: str, prior: float | None = None,
           candidates: int | None = None) -> AfterstateNet:
     """A network loaded once a process, prior and candidate count (it holds no game state),
     checked to be of the scope ``option`` names."""
-    mid = option == "midgame_net"
-    end, mid = afterstate_nets(path if not mid else None, None, path if mid else None,
-                               prior if mid else None, candidates if mid else None)
+    before_last = option == "midgame_net"
+    end, mid = afterstate_nets(None if before_last else path, None,
+                               path if before_last else None, prior if before_last else None,
+                               candidates if before_last else None)
     return end or mid
 
 
