@@ -440,11 +440,15 @@ def check_results(rec: Record, state: State, hands: list[list[int]], moves: int)
                           f"{moves} moves replayed, nothing to verify")
     where = _where(rec, "result")
     got = results(state, hands, moves)
+    missing = [k for k in got if k not in res]
+    if missing:  # a result line cut down would otherwise verify nothing
+        raise RecordError(f"{where}: the result line lacks {', '.join(missing)}, so it cannot "
+                          "be checked against the replay")
     for key in ("moves", "hands", "game_over", "winner", "scores", "hand_points"):
-        if key in res and res[key] != got[key]:
+        if res[key] != got[key]:
             raise RecordError(f"{where}: results differ: recorded {key} {res[key]!r}, the "
                               f"replay gives {got[key]!r}")
-    if "final" in res and res["final"] != got["final"]:
+    if res["final"] != got["final"]:
         keys = sorted(k for k in set(res["final"]) | set(got["final"])
                       if res["final"].get(k) != got["final"].get(k))
         raise RecordError(f"{where}: results differ: the final state differs in "

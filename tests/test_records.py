@@ -207,6 +207,12 @@ def test_illegal_move_names_the_line_and_rule(game, tmp_path):
      r"comes after the game ended"),
     (lambda rows: rows.pop(),
      r"no result line"),
+    # a result line cut down to its type (or missing a key) verified nothing: refused
+    (lambda rows: rows.__setitem__(-1, {"type": "result"}),
+     r"the result line lacks game_over, winner, scores, hand_points, moves, hands, final, so "
+     r"it cannot be checked against the replay"),
+    (lambda rows: rows[-1].pop("final"),
+     r"the result line lacks final,"),
     (lambda rows: rows[5].__setitem__("move", "7H jumps"),
      r"line 6: move 5 by seat \d: cannot read move '7H jumps'"),
     (lambda rows: rows[0]["spec"].__setitem__("players", 9),
