@@ -5,7 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from casino_env.engine import State, apply_move, describe_variant, legal_moves, new_game
+from casino_env.engine import (
+    IllegalMoveError,
+    State,
+    apply_move,
+    describe_variant,
+    legal_moves,
+    new_game,
+)
 
 SPEC = {
     "variant": "casino", "players": 2, "dealer": 1, "current": 0,
@@ -188,3 +195,20 @@ def test_parse_move_names_a_state_that_is_not_one() -> None:
                                             r"standard deck\), got "):
             parse_move("KD trails", bad)
     assert parse_move("KD trails", None) == parse_move("KD trails", st)
+
+
+def test_a_move_on_a_hand_that_is_over_says_so() -> None:
+    """After ``apply_move(..., deal_next=False)`` ends a hand no move is legal; one tried is
+    refused naming the hand's end and how to deal on (C-deal), not a card the seat lacks; a
+    ``deal_next`` that is not a bool is refused by name."""
+    st = new_game("casino", 2, seed=7)
+    end = apply_move(st, legal_moves(st)[-1], deal_next=False)
+    while any(end.hand_masks):  # (a round's end deals the next round of the hand)
+        st, end = end, apply_move(end, legal_moves(end)[-1], deal_next=False)
+    assert not end.game_over and legal_moves(end) == []
+    with pytest.raises(IllegalMoveError, match=r"the hand is over and the next one is not "
+                                               r"dealt \(hand_over\).*\(rule C-deal"):
+        apply_move(end, "KD trails")
+    with pytest.raises(TypeError, match="^apply_move: deal_next must be True or False, "
+                                        "got 'no'$"):
+        apply_move(st, legal_moves(st)[0], deal_next="no")

@@ -132,6 +132,8 @@ def apply_move(state: State, move: Move | str, deal_next: bool = True) -> State:
     if not isinstance(state, State):
         raise TypeError(f"apply_move: expected a State, got {type(state).__name__} "
                         "(State.from_spec(spec) makes one from a spec)")
+    if deal_next is not True and deal_next is not False:
+        raise TypeError(f"apply_move: deal_next must be True or False, got {deal_next!r}")
     if isinstance(move, str):
         move = parse_move(move, state)
     elif not isinstance(move, Move):
@@ -526,6 +528,9 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
     if state.game_over:
         won = "" if state.winner is None else f" (side {state.winner} won)"
         return "C-game", f"the game is over{won}"
+    if not any(state.hand_masks):  # apply_move(..., deal_next=False) at a hand's end
+        return "C-deal", ("the hand is over and the next one is not dealt (hand_over): "
+                          "State.from_spec({**state.to_spec(), 'hand_over': False}) deals it")
     if move.deck is not d and (move.played_mask or move.taken_mask):
         if move.deck.copies > d.copies and move.deck.suits == d.suits:
             return "C-deck", ("it names a card twice, as two copies, and this game has one of "
