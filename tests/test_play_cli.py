@@ -424,3 +424,24 @@ def test_watch_into_a_closed_pipe_is_quiet():
                                             "--seed", "1", "--delay", "0", lines=3)
     assert out.startswith("== casino, 2 players, seed 1: watching seat 0 (greedy)")
     assert (err, status) == ("", 141)
+
+
+def test_the_cut_card_is_shown_to_the_non_dealer_only():
+    """V-hun-cut: the non-dealer has seen the stock's bottom card, so the board drawn for that
+    seat names it (as the engine's text and the observation do); the dealer's board does not,
+    and the board with every hand shown names who saw it."""
+    from rich.console import Console
+
+    st = new_game("hungarian", 2, seed=3, ulmann=True, cut=True)
+    bottom = st.stock[-1]
+    non_dealer = (st.dealer + 1) % 2
+
+    def text(viewer):
+        out = io.StringIO()
+        Console(file=out, width=140).print(board(st, viewer))
+        return out.getvalue()
+
+    assert re.search(rf"cut\s+{re.escape(bottom)} \(bottom of the stock, seen by seat "
+                     rf"{non_dealer}", text(non_dealer))
+    assert "cut " not in text(st.dealer) and not token(bottom).search(text(st.dealer))
+    assert re.search(rf"cut\s+{re.escape(bottom)}", text(None))
