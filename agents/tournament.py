@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from casino_env.engine import State, legal_moves, new_game
 from casino_env.engine.play import play
+from casino_env.returns import win_returns
 
 from .base import Agent
 
@@ -181,12 +182,11 @@ def play_match(agents: Sequence[object], variant: str = "casino", players: int =
             for sd, p in enumerate(st.scores):
                 scores[side_agent[sd]] += p
             if mode == "hand":
-                hp = hps[-1]
-                if getattr(st.rules, "penalties", False):  # krypkasino: fewest points wins
-                    hp = tuple(-p for p in hp)
-                best = max(hp)
-                tops = [sd for sd, p in enumerate(hp) if p == best]
-                winner = side_agent[tops[0]] if len(tops) == 1 else None
+                # the environment's one-hand winner (casino_env.returns): the hand's strict
+                # leader (krypkasino: the fewest points), or the game's winner where a claim
+                # or an earned win decided the game during the hand
+                won = [sd for sd, x in enumerate(win_returns(st, "hand")) if x > 0]
+                winner = side_agent[won[0]] if won else None
             else:
                 winner = side_agent[st.winner] if st.game_over and st.winner is not None \
                     else None

@@ -279,6 +279,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
             setattr(a, key, list(default) if isinstance(default, list) else default)
     if not a.ladder and not (a.agents and len(a.agents) >= 2):
         p.error("give --agents A B (two or more) or --ladder")
+    for flag, value in (("--games", a.games), ("--max-hands", a.max_hands)):
+        if value < 1:
+            p.error(f"{flag} must be at least 1, got {value}")
+    for item in a.games_for:
+        key, _, n = item.rpartition("=")
+        if not key or not n.strip().isdigit() or int(n) < 1:
+            p.error(f"--games-for {item!r}: expected 'A v B=N' with N a whole number >= 1")
     if not a.ladder and a.players % len(a.agents):
         p.error(f"{len(a.agents)} agents cannot share {a.players} seats evenly (each deal is "
                 "played once per seat rotation): give as many agents as --players, or a divisor "
@@ -338,8 +345,26 @@ def out_dir(a: argparse.Namespace) -> Path:
     return DEFAULT_OUT / ("ladder" if a.ladder else "_".join(a.variants + matchups_of(a)[0]))
 
 
+def check_tournament(matchups: Sequence[Sequence[str]], variants: Sequence[str], players: int,
+                     switches: dict) -> None:
+    """ValueError naming the first thing a tournament cannot play: an unknown variant or
+    switch, a player count the rules refuse, an unknown agent or option, or an agent that
+    refuses the game (a policy trained on another)."""
+    from agents import make_agent
+    from casino_env.engine.rules import make_rules
+
+    for variant in variants:
+        rules = make_rules(variant, players, None, switches)
+        for spec in {s for m in matchups for s in m}:
+            check = getattr(make_agent(spec), "check_rules", None)
+            if callable(check):
+                check(rules)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the tournaments of the command line and print the summary."""
+    import sys
+
     a = parse_args(argv)
     if a.protocol is not None:
         return protocol_main(a)
@@ -348,6 +373,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     for item in a.games_for:
         key, _, n = item.rpartition("=")
         games_for[" v ".join(k.strip() for k in key.split(" v "))] = int(n)
+    try:  # an unknown agent, variant or switch, or a table the rules refuse: named, status 2
+        check_tournament(matchups, a.variants, a.players, dict(a.switch))
+    except ValueError as e:
+        print(f"python -m experiments.evaluate: error: {e}", file=sys.stderr)
+        return 2
     out = out_dir(a)
     summaries = evaluate(matchups, a.variants, a.games, out, a.seed, a.players, a.mode,
                          a.max_hands, not a.quiet, dict(a.switch), games_for)

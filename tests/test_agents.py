@@ -453,3 +453,46 @@ def test_search_horizon_defaults_per_preset(monkeypatch) -> None:
                 SearchAgent(seed=0, simulations=8, horizon=horizon).choose(view)
         # royal: fast rollouts (agents.fastsim), never the engine's with a horizon
         assert set(asked) == expect, (variant, horizon)
+
+
+def test_a_one_hand_match_gives_a_false_claim_to_the_other_side():
+    """V-hun-end (`claims`) in ``play_match(mode="hand")``: a hand ended by a false claim is
+    lost by the claimer whatever the hand's points, as the environment's one-hand reward
+    gives it (it went to the hand's points leader). The claimer captures greedily and claims
+    as soon as it leads on points it has earned, always below 11 here."""
+    from agents import play_match
+    from agents.base import Agent
+    from agents.scripted import GreedyAgent
+    from casino_env.engine.scoring import earned
+
+    claims: list[bool] = []  # per game, in the match's order: did the claimer claim?
+
+    class Claimer(Agent):
+        name = "claimer"
+
+        def __init__(self, seed=None):
+            super().__init__(seed)
+            self.greedy = GreedyAgent(seed)
+
+        def reset(self, seed=None):
+            super().reset(seed)
+            claims.append(False)
+
+        def choose(self, view):
+            st = view.state
+            moves = view.legal_moves()
+            points = earned(st.rules, st.pile_masks, st.sweeps, st.events, None)
+            if moves[0].kind == "claim" and points[view.seat] > points[1 - view.seat]:
+                claims[-1] = True
+                return moves[0]
+            return self.greedy.choose(view)
+
+    result = play_match([Claimer, "greedy"], "hungarian", 2, deals=30, seed=1, mode="hand",
+                        claims=True)
+    assert len(claims) == len(result.records)
+    led = 0
+    for g, claimed in zip(result.records, claims):
+        if claimed:
+            assert g.scores[0] < 11 and g.winner == 1, g  # a false claim: the other side wins
+            led += g.points[0][0] > g.points[0][1]
+    assert led > 0  # in some of them the claimer led on the hand's points

@@ -194,3 +194,38 @@ def test_think_ratio_over_deals() -> None:
     assert s.think_ratio == pytest.approx(total_a / total_b)
     assert s.think_ratio_lo < s.think_ratio < s.think_ratio_hi <= 2
     assert s.think_a == pytest.approx(total_a / s.hands)
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--agents", "heuristic", "nosuch"], "unknown agent 'nosuch'"),
+    (["--variant", "nosuch", "--agents", "heuristic", "greedy"], "unknown variant 'nosuch'"),
+    (["--variant", "hungarian", "--players", "4", "--agents", "heuristic", "greedy"],
+     "players=4 is not allowed for 'hungarian'"),
+    (["--switch", "nosuch=1", "--agents", "heuristic", "greedy"], "unknown rule switch 'nosuch'"),
+    (["--agents", "heuristic", "search:bogus=1"], "unknown option 'bogus' for agent 'search'"),
+    (["--variant", "casino", "--agents", "networks:royal", "heuristic"],
+     "these networks were fitted on royal"),
+])
+def test_a_tournament_it_cannot_play_is_named_before_any_game(tmp_path, capsys, argv, message):
+    """An unknown agent, variant, switch or option, a player count the rules refuse, or an
+    agent that refuses the game: one line naming it, status 2, no traceback, nothing
+    written (it was a traceback with status 1)."""
+    out = tmp_path / "run"
+    assert main(argv + ["--games", "2", "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("python -m experiments.evaluate: error: ") and message in err
+    assert "Traceback" not in err and not out.exists()
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--games", "0"], "--games must be at least 1, got 0"),
+    (["--games", "-3"], "--games must be at least 1, got -3"),
+    (["--max-hands", "0"], "--max-hands must be at least 1, got 0"),
+    (["--games-for", "heuristic v greedy=x"], "--games-for 'heuristic v greedy=x': expected"),
+])
+def test_counts_below_one_are_usage_errors(capsys, argv, message) -> None:
+    """--games 0 (or below) played 2 games while meta.json said 0; it and a bad --max-hands or
+    --games-for are usage errors now."""
+    with pytest.raises(SystemExit) as exc:
+        main(["--agents", "heuristic", "greedy", *argv])
+    assert exc.value.code == 2 and message in capsys.readouterr().err
