@@ -355,7 +355,7 @@ def check_tournament(matchups: Sequence[Sequence[str]], variants: Sequence[str],
 
     for variant in variants:
         rules = make_rules(variant, players, None, switches)
-        for spec in {s for m in matchups for s in m}:
+        for spec in dict.fromkeys(s for m in matchups for s in m):  # (in the given order)
             check = getattr(make_agent(spec), "check_rules", None)
             if callable(check):
                 check(rules)
