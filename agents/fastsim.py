@@ -35,6 +35,7 @@ from casino_env.engine.scoring import (
     awards,
     earned,
     earned_winner,
+    restricted,
     sweep_scores,
 )
 from casino_env.engine.sets import groups, partitions
@@ -694,7 +695,8 @@ def simulate(st: State, side: int, game_bonus: float, fallback, policy: str = "c
 
     ``fallback(state) -> float`` evaluates ``st`` with engine rollouts instead; it is used
     when the greedy move would be a build (an owner with no capture), which is rare, and for
-    the whole rollout where the rules are not ``supported`` (tuxedo's scoring, say).
+    the whole rollout where the rules are not ``supported`` (tuxedo's scoring, say) or a side
+    is under V-dom-end's endgame restrictions (the engine tracks who meets them first).
     ``tail(loose, piles, sweeps, last_side, leader_side) -> float``, if given, ends the
     rollout at the first deal boundary (every hand empty, no build, cards left to deal) and
     returns its value there instead of dealing on (``agents.tail_value``). ``last_deal(loose,
@@ -704,7 +706,9 @@ def simulate(st: State, side: int, game_bonus: float, fallback, policy: str = "c
     deal played exactly)."""
     r = st.rules
     sr = sim_rules(r, policy)
-    if not sr.supported:
+    if not sr.supported or (r.dom_end and restricted(r, st.scores)):
+        # (V-dom-end with a side under endgame restrictions: which side met its criterion
+        # first, and restricted_no_sweeps, are the engine's to track)
         return fallback(st)
     if sr.kryp:
         if tail is not None:

@@ -133,6 +133,40 @@ def test_fast_rollouts_match_the_engine(variant: str, players: int) -> None:
     assert same >= 0.9 * total
 
 
+@pytest.mark.parametrize("rules,scores,sweeps,hands,table,piles,side,want", [
+    # V-dom-end: side 1 meets its criterion (10D) before side 0 (its spades): side 1 wins,
+    # though the lower side index would; -6 for side 0 with a game bonus of 5
+    ({}, [20, 19], [0, 0], [["8D"], ["10C"]], ["10D", "8S"],
+     [["AS", "2S", "3S"], ["4S", "6S"]], 0, -6.0),
+    # restricted_no_sweeps: side 0 (restricted) records no sweep, so side 1's stands
+    ({"restricted_no_sweeps": True}, [19, 10], [0, 1], [["5H"], ["3D"]], ["5C"], [[], []], 1,
+     1.0),
+])
+def test_fast_rollouts_leave_dominican_endgames_to_the_engine(rules, scores, sweeps, hands,
+                                                              table, piles, side, want):
+    """V-dom-end: with a side under endgame restrictions the lean simulator hands the rollout
+    to the engine (its fallback), which tracks who meets a criterion first and
+    restricted_no_sweeps; it gave the game to the wrong side and a phantom sweep. Away from
+    the restrictions it plays on its own."""
+    spec = {"variant": "dominican", "players": 2, "rules": rules, "scores": scores,
+            "sweeps": sweeps, "current": 1 if side == 0 else 0, "hands": hands,
+            "table": table, "piles": piles}
+    st = State.from_spec(spec)
+    assert supported(st.rules)
+
+    def engine(s):
+        return hand_result(s, rollout(s, static_weights(s.rules), random.Random(0)), side, 5.0)
+
+    assert engine(st) == want
+    assert simulate(st, side, 5.0, engine) == want
+    early = State.from_spec({**spec, "scores": [0, 0], "sweeps": [0, 0]})
+
+    def refuse(s):
+        raise AssertionError("the fast path plays a position with no restricted side")
+
+    simulate(early, side, 5.0, refuse)
+
+
 def test_fast_rollouts_play_several_hungarian_cards_at_once() -> None:
     """V-hun-play in the lean simulator: 5H+4C (total 9) take both nines, four cards, where no
     single card takes anything; all three cards when they total 18; the rollout then scores
