@@ -149,7 +149,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
                                  f"environment's {r}")
             if start.game_over:
                 raise ValueError("options['state']: the game in this state is over")
-            if not any(start.hand_masks):  # scored, the next hand not dealt (hand_over)
+            if start.hand_over:
                 raise ValueError("options['state']: the hand in this state is over and the "
                                  "next one is not dealt (its spec says hand_over); "
                                  "State.from_spec({**spec, 'hand_over': False}) scores it and "

@@ -44,8 +44,7 @@ def win_returns(st: State, episode: str = "game") -> list[float]:
     points lead)."""
     s = st.rules.sides
     stake = 1.0
-    if episode == "hand" and st.game_over and st.winner is not None and (
-            any(st.hand_masks) or st.stock_ids or st.table_mask()):
+    if episode == "hand" and st.game_over and st.winner is not None and not st.played_out:
         # the game was decided during the hand (V-hun-end claims: a false claim loses
         # whatever the points; V-earned): its winner wins the hand too
         winner = st.winner

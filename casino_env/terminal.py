@@ -32,7 +32,7 @@ from rich.text import Text
 
 from .cli import WATCH_DELAY, OptionError
 from .engine import IllegalMoveError, Move, State, apply_move, legal_moves, new_game, parse_move
-from .engine.view import PlayerView, cut_card
+from .engine.view import PlayerView, shown_cut
 from .players import resolve
 
 QUIT = ("q", "quit", "exit")
@@ -142,15 +142,12 @@ def board(state: State, viewer: int | None = None, labels: Sequence[str] | None 
         for i, p in enumerate(st.pile_masks))  # V-swazi-steal: the face-up tops
     grid.add_row("piles", piles)
     grid.add_row("stock", Text(f"{stock} cards" + (" (last deal)" if not stock else "")))
-    if r.cut:  # V-hun-cut: the stock's bottom card, for the seat that has seen it
-        non_dealer = (state.dealer + 1) % n
-        cut = cut_card(state, non_dealer if viewer is None else viewer)
-        if cut is not None:
-            line = Text("")
-            line.append_text(card_text(deck, cut))
-            line.append(f" (bottom of the stock, seen by seat {non_dealer}; the dealer gets it "
-                        "in the last deal)", style="dim")
-            grid.add_row("cut", line)
+    cut = shown_cut(state, viewer)  # V-hun-cut: the stock's bottom card, where it was seen
+    if cut is not None:
+        line = card_text(deck, cut[0])
+        line.append(f" (bottom of the stock, seen by seat {cut[1]}; the dealer gets it in the "
+                    "last deal)", style="dim")
+        grid.add_row("cut", line)
     if st.events:
         grid.add_row("in play", Text(", ".join(f"side {side} {item} {pts:+d}"
                                                for side, item, pts in st.events)))

@@ -12,6 +12,7 @@ import re
 from .cards import DOUBLE, ROOK, STANDARD, Deck, bit_list, deck_of_card_text
 from .rules import Rules
 from .sets import groups, partitions, with_card
+from .state import State, _lowest
 
 KINDS = ("trail", "capture", "build", "claim", "call")
 
@@ -94,10 +95,9 @@ class Move:
         """What makes a move itself: with two decks its cards up to the copies (a move is its
         outcome, whichever copy of a card it plays or takes: docs/rules.md)."""
         pm, tm = self.played_mask, self.taken_mask
-        if self.deck.copies > 1:
+        if self.deck.copies > 1:  # each card on its lowest copies (state._lowest)
             low = self.deck.low
-            pm = _lowest_copies(pm, low)
-            tm = _lowest_copies(tm, low)
+            pm, tm = _lowest(pm, 0, low), _lowest(tm, 0, low)
         return (self.kind, pm, tm, self.value, self.for_partner, self.orange)
 
     def __eq__(self, other: object) -> bool:
@@ -183,13 +183,6 @@ def pick_copies(deck: Deck, kinds: list[int], where: int) -> int:
         here = [c for c in free if where >> c & 1]
         m |= 1 << (here or free)[0]
     return m
-
-
-def _lowest_copies(mask: int, low: int) -> int:
-    """A two-deck ``mask`` with each card on its lowest copies (``low``: the copy-0 ids): one
-    copy of a kind is copy 0, both are both."""
-    lo, hi = mask & low, mask >> 1 & low
-    return (lo | hi) | (lo & hi) << 1
 
 
 def _kinds(deck: Deck, mask: int) -> list[int]:
@@ -1071,8 +1064,6 @@ def parse_move(text: str, state) -> Move:
     """
     if not isinstance(text, str):
         raise ValueError(f"move text must be a string, got {text!r}")
-    from .state import State  # (state.py does not import this module)
-
     if state is not None and not isinstance(state, State):
         raise TypeError(f"parse_move: expected a State (or None: the standard deck), got "
                         f"{type(state).__name__} (State.from_spec(spec) makes one from a spec)")

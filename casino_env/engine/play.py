@@ -138,11 +138,10 @@ def apply_move(state: State, move: Move | str, deal_next: bool = True) -> State:
         move = parse_move(move, state)
     elif not isinstance(move, Move):
         raise TypeError(f"move must be a Move or its notation string, got {type(move).__name__}")
-    legal = _find(state, move)
-    if legal is None and state.rules.deck.copies > 1:
-        move = resolve_copies(state, move)  # two decks: match the cards to copies by kind
-        legal = _find(state, move)
+    legal = legal_move_of(state, move)  # (two decks: the cards matched to copies by kind)
     if legal is None:
+        if state.rules.deck.copies > 1:
+            move = resolve_copies(state, move)  # named in the position's copies
         rule, reason = why_illegal(state, move)
         if state.pile_ids and move.taken_mask and move.deck is state.rules.deck:
             # V-swazi-steal: the error's move text says which taken cards are pile cards
@@ -528,7 +527,7 @@ def why_illegal(state: State, move: Move) -> tuple[str, str]:
     if state.game_over:
         won = "" if state.winner is None else f" (side {state.winner} won)"
         return "C-game", f"the game is over{won}"
-    if not any(state.hand_masks):  # apply_move(..., deal_next=False) at a hand's end
+    if state.hand_over:
         return "C-deal", ("the hand is over and the next one is not dealt (hand_over): "
                           "State.from_spec({**state.to_spec(), 'hand_over': False}) deals it")
     if move.deck is not d and (move.played_mask or move.taken_mask):

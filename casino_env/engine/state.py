@@ -211,6 +211,17 @@ class State:
         return 1
 
     @property
+    def played_out(self) -> bool:
+        """Every card is in a pile: no hand, the table or the stock holds one."""
+        return not any(self.hand_masks) and not self.stock_ids and not self.table_mask()
+
+    @property
+    def hand_over(self) -> bool:
+        """A hand scored with the next one not dealt (``apply_move(..., deal_next=False)`` at
+        a hand's end; its spec says ``hand_over``)."""
+        return not self.game_over and self.hand_points is not None and self.played_out
+
+    @property
     def last_deal(self) -> bool:
         """True when the stock is empty: the cards in hand are the hand's last (public)."""
         return not self.stock_ids
@@ -227,8 +238,7 @@ class State:
         d = self.deck
         r = self.rules
         scores = self.scores
-        settled = (self.hand_points is not None and not any(self.hand_masks)
-                   and not self.stock_ids and not self.table_mask())
+        settled = self.hand_points is not None and self.played_out
         if settled:
             # A hand scored, and the game ended with it or the next hand is not dealt yet
             # (``apply_move(..., deal_next=False)``): the spec's scores are those at the start
@@ -264,7 +274,7 @@ class State:
             spec["met"] = list(self.met)
         if r.partner_build:
             spec["proven"] = [[v for v in range(1, 15) if p >> v & 1] for p in self.proven]
-        if settled and not self.game_over:
+        if self.hand_over:
             spec["hand_over"] = True
         if self.game_over and not (settled and State.from_spec(spec) == self):
             # The game ended during play (V-earned, claims), possibly with the winner's last

@@ -22,14 +22,12 @@ def describe_state(st, viewer: int | None = None) -> str:
         kind = "multiple" if b.multiple else "single"
         table.append(f"[{'+'.join(d.strs(b.cards))} = {b.value} {kind}, seat {b.owner}]")
     lines.append("table  " + (" ".join(table) if table else "(empty)"))
-    if r.cut:  # V-hun-cut: the non-dealer has seen the stock's bottom card
-        from .view import cut_card
+    from .view import shown_cut
 
-        non_dealer = (st.dealer + 1) % r.players
-        cut = cut_card(st, non_dealer if viewer is None else viewer)
-        if cut is not None:
-            lines.append(f"cut    {d.names[cut]} (bottom of the stock, seen by seat "
-                         f"{non_dealer}; the dealer gets it in the last deal)")
+    cut = shown_cut(st, viewer)  # V-hun-cut: the non-dealer has seen the stock's bottom card
+    if cut is not None:
+        lines.append(f"cut    {d.names[cut[0]]} (bottom of the stock, seen by seat "
+                     f"{cut[1]}; the dealer gets it in the last deal)")
     for seat in range(r.players):
         mark = ">" if seat == st.current and not st.game_over else " "
         if viewer is None or viewer == seat:

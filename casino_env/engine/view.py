@@ -35,6 +35,16 @@ def cut_card(state: State, seat: int) -> int | None:
     return None
 
 
+def shown_cut(state: State, viewer: int | None) -> tuple[int, int] | None:
+    """V-hun-cut as a picture of the table shows it: (the stock's bottom card, the non-dealer
+    who has seen it) when ``viewer`` has (None: a picture of everything), else None."""
+    if not state.rules.cut:
+        return None
+    non_dealer = (state.dealer + 1) % state.rules.players
+    cut = cut_card(state, non_dealer if viewer is None else viewer)
+    return None if cut is None else (cut, non_dealer)
+
+
 class PlayerView:
     """The information of ``seat`` in ``state``: ``state`` here is redacted (other hands and
     the stock are empty), with their sizes in ``hand_sizes`` and ``stock_size``. ``cut`` is
