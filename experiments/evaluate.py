@@ -282,10 +282,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     for flag, value in (("--games", a.games), ("--max-hands", a.max_hands)):
         if value < 1:
             p.error(f"{flag} must be at least 1, got {value}")
+    counts = {}  # --games-for read once: matchup ("A v B") -> games
     for item in a.games_for:
         key, _, n = item.rpartition("=")
         if not key or not n.strip().isdigit() or int(n) < 1:
             p.error(f"--games-for {item!r}: expected 'A v B=N' with N a whole number >= 1")
+        counts[" v ".join(k.strip() for k in key.split(" v "))] = int(n)
+    a.games_for = counts
     if not a.ladder and a.players % len(a.agents):
         p.error(f"{len(a.agents)} agents cannot share {a.players} seats evenly (each deal is "
                 "played once per seat rotation): give as many agents as --players, or a divisor "
@@ -369,10 +372,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if a.protocol is not None:
         return protocol_main(a)
     matchups = matchups_of(a)
-    games_for = {}
-    for item in a.games_for:
-        key, _, n = item.rpartition("=")
-        games_for[" v ".join(k.strip() for k in key.split(" v "))] = int(n)
     try:  # an unknown agent, variant or switch, or a table the rules refuse: named, status 2
         check_tournament(matchups, a.variants, a.players, dict(a.switch))
     except ValueError as e:
@@ -380,7 +379,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     out = out_dir(a)
     summaries = evaluate(matchups, a.variants, a.games, out, a.seed, a.players, a.mode,
-                         a.max_hands, not a.quiet, dict(a.switch), games_for)
+                         a.max_hands, not a.quiet, dict(a.switch), a.games_for)
     print((out / "summary.md").read_text())
     print(f"results in {out} (games.csv, summary.csv, summary.md, meta.json, summary.png)")
     return 0 if summaries else 1
