@@ -500,11 +500,13 @@ class Layout:
         oh = o["hand_sizes"]
         for other in range(n):
             out[oh + (other - seat) % n] = st.hand_masks[other].bit_count() / self.hand_scale
-        if st.events:
-            ob_ = o["bonus"]
+        if st.events:  # each side's total this hand, clipped once (not event by event)
+            totals = [0] * s
             for side, _, pts in st.events:
-                k = (side - my_side) % s
-                out[ob_ + k] = min(max(out[ob_ + k] + pts / r.target, -1.0), 1.0)
+                totals[(side - my_side) % s] += pts
+            ob_ = o["bonus"]
+            for k, total in enumerate(totals):
+                out[ob_ + k] = min(max(total / r.target, -1.0), 1.0)
         of = o["flags"]
         out[of] = st.pending_orange == seat
         out[of + 1] = st.extra_turn and st.current == seat

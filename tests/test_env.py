@@ -21,8 +21,9 @@ from casino_env.encoding import (
     VALUE,
     Composer,
     move_tokens,
+    overflow_order,
 )
-from casino_env.engine import apply_move, legal_moves, list_variants, new_game
+from casino_env.engine import State, apply_move, legal_moves, list_variants, new_game
 from casino_env.engine.cards import STANDARD
 from casino_env.engine.rules import PRESETS
 
@@ -526,3 +527,43 @@ def test_reset_from_a_hand_that_is_over_is_refused_naming_the_way_on():
     fresh = casino_env.env(variant="casino")
     fresh.reset(options={"state": on})
     assert fresh.last()[0]["action_mask"].any()
+
+
+def test_bonus_is_each_sides_total_this_hand_clipped_once():
+    """V-tux-score (oranges and false calls scored as events during play): the observation's
+    bonus segment is each side's total of the hand's events / target, clipped to -1..1 once,
+    so the same totals observe alike whatever order the events came in (it was clipped event
+    by event: +10, +10, +10, -10 to 20 gave 0.5, not 1)."""
+    base = new_game("tuxedo", 2, seed=0, orange_calls=True, target=20).to_spec()
+    env = casino_env.raw_env(variant="tuxedo", players=2, orange_calls=True, target=20)
+    off = env.layout.offset["bonus"]
+    seen = []
+    for events in ([[0, "orange", 10]] * 3 + [[0, "false call", -10], [1, "orange", 10]],
+                   [[0, "false call", -10], [1, "orange", 10]] + [[0, "orange", 10]] * 3,
+                   [[0, "orange", 10], [1, "orange", 10]]):
+        env.reset(options={"state": State.from_spec({**base, "events": events})})
+        obs = env.observe("player_0")["observation"]
+        seen.append(obs[off:off + 2].tolist())
+    assert seen == [[1.0, 0.5], [1.0, 0.5], [0.5, 0.5]]
+
+
+def test_overflow_keeps_the_documented_order_with_build_loose():
+    """docs/environment.md (enumerate mode, more than K legal moves): trails, then builds, then
+    captures; within each group the moves taking the most cards first, so with `build_loose` a
+    trail that also builds comes before the plain trails; ties in the canonical order."""
+    spec = new_game("casino", 2, seed=0, build_loose=True).to_spec()
+    hands = [["AC", "2C", "7D", "10C"], ["3H", "5S", "5C", "JH"]]
+    table = ["AD", "9C", "QD", "KC"]
+    dealt = set(table).union(*hands)
+    stock = [c for c in spec["hands"][0] + spec["hands"][1] + spec["table"] + spec["stock"]
+             if c not in dealt]
+    st = State.from_spec({**spec, "hands": hands, "table": table, "stock": stock})
+    assert [str(m) for m in overflow_order(legal_moves(st))] == [
+        "AC trails and builds 10 on AD+9C", "2C trails and builds 10 on AD+9C",
+        "7D trails and builds 10 on AD+9C", "AC trails", "2C trails", "7D trails", "10C trails",
+        "AC builds 2 on AD", "AC builds 10 on 9C", "10C captures AD+9C", "AC captures AD"]
+    env = casino_env.raw_env(variant="casino", build_loose=True, action_mode="enumerate",
+                             max_moves=4)
+    env.reset(options={"state": st})
+    assert env.infos[env.agent_selection]["overflow"] == 11
+    assert int(env.observe(env.agent_selection)["action_mask"].sum()) == 4
