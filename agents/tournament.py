@@ -133,6 +133,21 @@ def play_game(seat_agents: Sequence[Agent], variant: str = "casino", seed: int =
     return st, hand_points, moves, think
 
 
+def check_sides(rots: Sequence[tuple[int, ...]], rules) -> None:
+    """Every side is one agent in every lineup: a side's points and wins are credited to
+    its agent, so partners holding two different agents would be counted for one of them."""
+    for lineup in rots:
+        holder: dict[int, tuple[int, int]] = {}
+        for s, a in enumerate(lineup):
+            seat, b = holder.setdefault(rules.side(s), (s, a))
+            if b != a:
+                raise ValueError(
+                    f"seats {seat} and {s} are partners in {rules.variant} with {rules.players} "
+                    f"players, but {len(set(lineup))} agents would put different agents on "
+                    f"one side (agents {b} and {a}); give one agent per side "
+                    f"({rules.sides} agents, or one that divides {rules.sides})")
+
+
 def play_match(agents: Sequence[object], variant: str = "casino", players: int = 2,
                deals: int = 100, seed: int = 0, mode: str = "game", max_hands: int = 60,
                partnerships: bool | None = None, progress: bool = False,
@@ -142,6 +157,8 @@ def play_match(agents: Sequence[object], variant: str = "casino", players: int =
     lineup, so there are ``deals * len(agents)`` games. Reproducible for a given ``seed``."""
     k = len(agents)
     rots = lineups(k, players)
+    check_sides(rots, new_game(variant, players, seed=seed, partnerships=partnerships,
+                               **switches).rules)
     names = list(labels) if labels else [_label(a) for a in agents]
     if len(set(names)) != len(names):  # same agent twice: tell them apart
         names = [f"{n}#{i}" for i, n in enumerate(names)]

@@ -351,13 +351,16 @@ def out_dir(a: argparse.Namespace) -> Path:
 def check_tournament(matchups: Sequence[Sequence[str]], variants: Sequence[str], players: int,
                      switches: dict) -> None:
     """ValueError naming the first thing a tournament cannot play: an unknown variant or
-    switch, a player count the rules refuse, an unknown agent or option, or an agent that
-    refuses the game (a policy trained on another)."""
+    switch, a player count the rules refuse, partners holding different agents, an unknown
+    agent or option, or an agent that refuses the game (a policy trained on another)."""
     from agents import make_agent
+    from agents.tournament import check_sides, lineups
     from casino_env.engine.rules import make_rules
 
     for variant in variants:
         rules = make_rules(variant, players, None, switches)
+        for m in matchups:  # partners must be one agent: a side's wins go to its agent
+            check_sides(lineups(len(m), players), rules)
         for spec in dict.fromkeys(s for m in matchups for s in m):  # (in the given order)
             check = getattr(make_agent(spec), "check_rules", None)
             if callable(check):

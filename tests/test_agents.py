@@ -530,3 +530,16 @@ def test_a_one_hand_match_gives_a_false_claim_to_the_other_side():
             assert g.scores[0] < 11 and g.winner == 1, g  # a false claim: the other side wins
             led += g.points[0][0] > g.points[0][1]
     assert led > 0  # in some of them the claimer led on the hand's points
+
+
+def test_a_match_never_puts_two_agents_on_one_side() -> None:
+    """Points and wins are credited per side: partners holding different agents (two agents
+    alternating round krypkasino's six seats, whose partners sit three apart) are refused by
+    name; with partners of one agent each side's wins go to it."""
+    with pytest.raises(ValueError, match="seats 0 and 3 are partners in krypkasino with 6 "
+                                         r"players.*give one agent per side \(3 agents"):
+        play_match(["heuristic", "random"], "krypkasino", 6, deals=1, partnerships=True)
+    res = play_match(["heuristic", "random"], "dominican", 4, deals=2, seed=3)
+    for g in res.records:
+        assert g.seats in ((0, 1, 0, 1), (1, 0, 1, 0))
+        assert sum(g.scores) == sum(sum(p) for p in g.points)

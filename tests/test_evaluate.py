@@ -229,3 +229,18 @@ def test_counts_below_one_are_usage_errors(capsys, argv, message) -> None:
     with pytest.raises(SystemExit) as exc:
         main(["--agents", "heuristic", "greedy", *argv])
     assert exc.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_partners_holding_different_agents_are_refused(tmp_path, capsys) -> None:
+    """A side's points and wins are credited to its agent: four agents at dominican's four
+    seats (two partnerships) put two agents on each side, and the partner's wins went to the
+    other (heuristic's side won 15 of 16 games, reported 8). Refused with status 2 before any
+    game; two agents (one a side) still play."""
+    argv = ["--variant", "dominican", "--players", "4", "--games", "2", "--quiet"]
+    assert main([*argv, "--agents", "heuristic", "greedy", "random", "random",
+                 "--out", str(tmp_path / "a")]) == 2
+    err = capsys.readouterr().err
+    assert "seats 0 and 2 are partners in dominican with 4 players" in err
+    assert "give one agent per side (2 agents" in err
+    assert not (tmp_path / "a" / "games.csv").exists()
+    assert main([*argv, "--agents", "heuristic", "greedy", "--out", str(tmp_path / "b")]) == 0
