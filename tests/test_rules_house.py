@@ -50,6 +50,21 @@ def test_v_points_table_replaces_the_presets_values():
     assert end_hand(SIX_FIVE, [0, 0], rules=rules).hand_points == [7, 10]
 
 
+@pytest.mark.parametrize("preset,values", [
+    ("casino", (3, 1, 2, 1, 1, 0, 0)), ("royal", (3, 1, 2, 1, 1, 0, 0)),
+    ("dominican", (3, 1, 2, 1, 1, 1, 0)), ("hungarian", (3, 1, 2, 1, 1, 1, 0)),
+    ("tuxedo", (15, 0, 0, 0, 0, 0, 0)), ("spade", (3, 1, 2, 1, 1, 0, 0)),
+    ("wippen", (2, 2, 2, 1, 1, 1, 0)), ("swedish", (1, 2, 2, 1, 1, 1, 1)),
+    ("finnish", (1, 2, 2, 1, 1, 1, 0)), ("swazi", (2, 2, 2, 1, 1, 0, 0)),
+    ("krypkasino", (0, 1, 3, 2, 1, 5, 0)),
+])
+def test_v_points_preset_values_are_the_documented_ones(preset, values):
+    """V-points: the preset values the switch replaces, as docs/rules.md's table and the line
+    under it give them (cards, spades, big_casino, little_casino, aces, sweep, last_capture;
+    a sweep or last capture scores only with its switch on)."""
+    assert tuple(make_rules(preset, 2).item_points) == values
+
+
 def test_v_points_items_not_named_keep_the_presets_values():
     """V-points: an item the table leaves out keeps the preset's value."""
     # side 0: cards 1, 10D 2, AH 1 = 4; side 1: 5 as in C-score
