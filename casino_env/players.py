@@ -31,8 +31,10 @@ class Player(Protocol):
 
 
 def is_player(obj: object) -> bool:
-    """True if ``obj`` has the Agent interface (``act`` and ``reset``)."""
-    return callable(getattr(obj, "act", None)) and callable(getattr(obj, "reset", None))
+    """True if ``obj`` has the Agent interface (``act`` and ``reset``): an agent, not an
+    agent class (whose ``act`` is unbound; a class is a callable that makes one)."""
+    return not isinstance(obj, type) and callable(getattr(obj, "act", None)) and \
+        callable(getattr(obj, "reset", None))
 
 
 def set_registry(make: Callable[..., Any] | None) -> None:
@@ -73,6 +75,10 @@ def resolve(spec: object, seed: int | None = None, rules: Any = None) -> Any:
         agent = registry()(spec, seed=seed)
     elif is_player(spec):
         agent = spec
+    elif isinstance(spec, type):
+        raise TypeError(f"an agent must be a name (e.g. 'heuristic') or an object with "
+                        f"act(state, seat) and reset(seed), got the class {spec.__name__}: "
+                        f"pass an instance, {spec.__name__}(...)")
     else:
         raise TypeError(f"an agent must be a name (e.g. 'heuristic') or an object with "
                         f"act(state, seat) and reset(seed), got {spec!r}")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Sequence
+from numbers import Integral, Real
 
 import gymnasium
 import numpy as np
@@ -86,18 +87,21 @@ class CasinoEnv(gymnasium.Env):
                            action_mode=action_mode, episode=episode, reward=reward,
                            auto_forced=auto_forced, max_moves=max_moves,
                            observation=observation, max_table=max_table, **switches)
-        if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, int)
+        if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, Integral)
                                  or not 0 <= seat < players):
             raise ValueError(f"seat must be 'random' or a seat 0..{players - 1}, got {seat!r}")
+        if isinstance(illegal_reward, bool) or not isinstance(illegal_reward, Real):
+            raise ValueError(f"illegal_reward must be a number, got {illegal_reward!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
         if illegal not in ("terminate", "raise"):
             raise ValueError(f"illegal must be 'terminate' or 'raise', got {illegal!r}")
         check_opponent(opponent, self.raw.rules)
         self.illegal = illegal
-        self.illegal_reward = illegal_reward
+        self.illegal_reward = float(illegal_reward)
         self._ended_by_illegal = False
-        self.seat_choice = seat
+        self._pending = 0.0
+        self.seat_choice = seat if seat == "random" else int(seat)
         self.opponent = opponent
         self.dict_obs = dict_obs
         self.render_mode = render_mode
@@ -128,6 +132,10 @@ class CasinoEnv(gymnasium.Env):
             self._reset_once(options)
             if not self._done():
                 return self._observe(), self._info()
+            if options and "state" in options:  # the same state again would end alike
+                raise ValueError(f"options['state']: the opponents' moves from this state end "
+                                 f"the episode before seat {self.seat} moves; give a state "
+                                 "where the learner has a decision")
         raise RuntimeError(f"{RESET_TRIES} deals in a row ended (max_table="
                            f"{self.raw.max_table}) before seat {self.seat} could move: raise "
                            "max_table")
@@ -152,6 +160,9 @@ class CasinoEnv(gymnasium.Env):
             self.opponents[s] = agent
         self._ended_by_illegal = False
         self._advance()
+        # what the opponents' moves already brought the learner (a hand they ended, from a
+        # given state): the first step's reward, as raw.step clears it
+        self._pending = float(self.raw._cumulative_rewards[self.agent])
 
     def step(self, action):
         raw = self.raw
@@ -174,6 +185,8 @@ class CasinoEnv(gymnasium.Env):
         raw.step(a)  # (clears the learner's reward since its last action)
         self._advance()
         reward = raw._cumulative_rewards[self.agent]  # what came since: its move, the others'
+        if self._pending:
+            reward, self._pending = reward + self._pending, 0.0
         terminated = all(raw.terminations.values())
         truncated = not terminated and all(raw.truncations.values())
         return self._observe(), float(reward), terminated, truncated, self._info()

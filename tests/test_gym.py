@@ -235,3 +235,60 @@ def test_masks_before_reset_and_a_bad_vec_are_named():
         CasinoEnv().action_masks()
     with pytest.raises(ValueError, match="vec must be 'dummy' or 'subproc', got 'subporc'"):
         make_vec_env(2, vec="subporc")
+
+
+def _last_card_position():
+    """A casino hand where seat 1 plays the hand's last card (seed 3, random play)."""
+    import random
+
+    from casino_env.engine import apply_move, legal_moves, new_game
+
+    st, rng = new_game("casino", players=2, seed=3), random.Random(0)
+    while not (sum(h.bit_count() for h in st.hand_masks) == 1 and not st.stock_ids):
+        st = apply_move(st, rng.choice(legal_moves(st)))
+    assert st.current == 1
+    return st
+
+
+def test_a_given_state_whose_hand_the_opponents_end_keeps_the_learners_reward():
+    """reset(options={"state": S}) where the opponent's move ends the hand before the learner
+    moves: in a game episode the hand's points reach the learner in its first step's reward
+    (raw.step cleared them: the rewards did not sum to the score difference); in a one-hand
+    episode there is no decision for the learner, and the state is refused by name (it was
+    dealt again 100 times and blamed max_table)."""
+    from casino_env.returns import points_returns
+
+    st = _last_card_position()
+    hand = CasinoEnv(variant="casino", seat=0, opponent="random")
+    with pytest.raises(ValueError, match=r"options\['state'\]: the opponents' moves from this "
+                                         "state end the episode before seat 0 moves"):
+        hand.reset(seed=0, options={"state": st})
+    env = CasinoEnv(variant="casino", seat=0, opponent="random", episode="game")
+    env.reset(seed=0, options={"state": st})
+    ended = env.raw.state.scores
+    rng, total, first, done = np.random.default_rng(0), 0.0, None, False
+    while not done:
+        _, r, t, tr, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        first = r if first is None else first
+        total, done = total + r, t or tr
+    assert ended == (9, 2)  # the hand the opponent ended: -7 for seat 0
+    assert total == points_returns(env.raw.state.scores, False)[0]
+
+
+def test_an_agent_class_is_an_opponent_factory_and_bad_arguments_are_named():
+    """An agent class is a callable returning an agent (docs/environment.md), alone or in a
+    pool (it was taken for an agent, and failed on an unbound check_rules); a seat may be any
+    integer type; illegal_reward must be a number (a string failed at the first illegal
+    action)."""
+    from agents import HeuristicAgent, RandomAgent
+
+    for opp in (HeuristicAgent, [RandomAgent, "greedy"]):
+        env = CasinoEnv(opponent=opp, seat=np.int64(1))
+        env.reset(seed=0)
+        assert env.seat == 1 and type(env.seat) is int
+        assert all(type(a) in (HeuristicAgent, RandomAgent, GreedyAgent)
+                   for a in env.opponents.values())
+    with pytest.raises(ValueError, match="illegal_reward must be a number, got 'a'"):
+        CasinoEnv(illegal_reward="a")
+    with pytest.raises(TypeError, match=r"got the class HeuristicAgent: pass an instance"):
+        casino_env.players.resolve(HeuristicAgent)
