@@ -1,5 +1,5 @@
 """Environments for training: ``TrainEnv`` (the single-agent ``CasinoEnv`` with reward scaling,
-a teacher hook for behaviour cloning, and a guard for opponents' moves beyond K) and vectorised
+a teacher hook for behaviour cloning, hints, privileged inputs, a baseline) and vectorised
 copies of it, either in this process or in a few worker processes that each step several
 environments (``GroupedSubprocVecEnv``: one process per core, not one per environment).
 """
@@ -20,6 +20,7 @@ from agents import Agent
 from agents.ppo import HINT_DIM, move_hints
 from casino_env.encoding import N_CARDS, card_bits, kind_planes
 from casino_env.engine import State
+from casino_env.engine.moves import resolve_copies
 from casino_env.engine.play import play
 from casino_env.engine.view import PlayerView
 from casino_env.returns import points_returns, points_so_far
@@ -33,9 +34,6 @@ class TrainEnv(CasinoEnv):
       large for PPO's value loss), and a non-zero reward (a hand's result with
       ``reward="points"``) gets ``win_bonus`` times its sign added: +bonus for a hand won,
       -bonus for a hand lost, so that the learner values winning the hand, not only points;
-    - in enumerate mode an opponent may choose a legal move beyond the first K (the learner's
-      overflow order only applies to the learner's own action slots); ``CasinoEnv`` raises
-      there, this class plays the move directly;
     - ``expert_action(agent)`` gives the action a teacher agent would take now (for behaviour
       cloning), in the current action numbering;
     - ``hints="heuristic"`` (enumerate mode, ``dict_obs``) adds the observation key
@@ -122,7 +120,6 @@ class TrainEnv(CasinoEnv):
                     0.0, 1.0, (privileged_size(self.raw.rules),), np.float32)})
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        self._hand_start = None
         self._deviation = None
         out = super().reset(seed=seed, options=options)
         if self.reward_shaping:
@@ -210,10 +207,16 @@ class TrainEnv(CasinoEnv):
             obs["privileged"] = privileged_features(self.raw.state, self.seat)
         if self.hints:
             raw = self.raw
+            view = PlayerView(raw.state, self.seat)
             moves = [] if self._done() else raw._moves
-            obs["move_hints"] = move_hints(PlayerView(raw.state, self.seat), moves,
-                                           self._heuristic, raw.max_moves)
+            if moves and raw.rules.deck.copies > 1:  # the view numbers the copies it sees
+                moves = [resolve_copies(view.state, m) for m in moves]
+            obs["move_hints"] = move_hints(view, moves, self._heuristic, raw.max_moves)
         return obs
+
+    def _reset_once(self, options: dict | None) -> None:
+        self._hand_start = None  # each deal tried (reset deals again if it ends too soon)
+        super()._reset_once(options)
 
     def _advance(self) -> None:
         raw = self.raw

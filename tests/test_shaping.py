@@ -204,3 +204,47 @@ def test_rollout_deals_zero_plays_to_the_hand_end():
     w = static_weights(st.rules)
     assert rollout(st, w, random.Random(0), deals=0) == rollout(st, w, random.Random(0))
     assert rollout(st, w, random.Random(0), deals=0).hand_points is not st.hand_points
+
+
+def test_the_baseline_plays_the_deal_the_learner_plays_after_a_deal_again():
+    """With a small max_table, reset deals again when the opponents' moves end the episode
+    before the learner's first move; the baseline's reward must be simulated from the deal
+    actually played (it kept the first, abandoned deal: seed 0 tries 9 deals)."""
+    env = TrainEnv(variant="casino", opponent="random", baseline="heuristic", max_table=5,
+                   seat=1)
+    starts = []
+    reset = env.raw.reset
+
+    def recording(*a, **k):
+        reset(*a, **k)
+        starts.append(env.raw.state)
+
+    env.raw.reset = recording
+    env.reset(seed=0)
+    assert len(starts) == 9 and env._hand_start is starts[-1]
+
+
+def test_krypkasino_hints_in_training_are_the_agents_hints():
+    """Two decks: a view numbers the copies it sees itself, so the environment's moves must be
+    put in the view's numbering before the heuristic scores them; the hints the model trains
+    on are then exactly those a ppo agent computes from its view (115 of 200 differed)."""
+    from agents import HeuristicAgent
+    from agents.ppo import move_hints
+    from casino_env.encoding import overflow_order
+    from casino_env.engine.view import PlayerView
+
+    k, rng, checked = 24, np.random.default_rng(5), 0
+    env = TrainEnv(variant="krypkasino", players=2, action_mode="enumerate", dict_obs=True,
+                   max_moves=k, hints="heuristic", opponent="greedy", episode="game",
+                   max_table=None)
+    obs, _ = env.reset(seed=11)
+    for _ in range(60):
+        view = PlayerView(env.raw.state, env.seat)
+        moves = view.legal_moves()
+        moves = overflow_order(moves)[:k] if len(moves) > k else moves
+        assert np.array_equal(move_hints(view, moves, HeuristicAgent(0), k), obs["move_hints"])
+        checked += len(moves) > 1
+        obs, _, t, tr, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        if t or tr:
+            obs, _ = env.reset(seed=int(rng.integers(1000)))
+    assert checked > 30
