@@ -11,6 +11,8 @@ RL baselines in ``experiments/configs/scratch/``, see docs/rl_baselines.md)::
     python -m experiments.train --config experiments/configs/scratch/casino.toml --seed 1
     python -m experiments.train --config experiments/configs/scratch/casino.toml --seed 1 \\
         --resume                      # continue it after an interruption
+    python -m experiments.train --config experiments/configs/scratch/casino.toml --seed 1 \\
+        --minutes 240 --resume        # extend it (a finished run too) to 4 hours in all
 
 The shipped cloned baselines were written with ``--out experiments/results/train/<variant>``;
 without ``--out`` a run goes to ``runs/train/<name>`` (git-ignored), never over a shipped
@@ -70,9 +72,11 @@ and every ``run.checkpoint_minutes`` of wall-clock, between PPO iterations, each
 temporary folder renamed into place (a run killed at any moment leaves the previous ones
 whole); the last two are kept. ``--resume`` continues from the latest one with the same
 config (``ppo.timesteps``, ``run.time_limit_minutes`` and the checkpoint and final-evaluation
-settings may change) and the same TensorBoard log. A resumed run is deterministic (resuming
-the same checkpoint twice gives the same run) but not identical to one never interrupted:
-the environments' hands in flight are not saved, so it continues on newly seeded deals.
+settings may change) and the same TensorBoard log; a finished run resumes the same way when
+``--steps`` and ``--minutes`` leave it steps to take and time to take them in (the time limit
+counts all sessions). A resumed run is deterministic (resuming the same checkpoint twice
+gives the same run) but not identical to one never interrupted: the environments' hands in
+flight are not saved, so it continues on newly seeded deals.
 """
 
 from __future__ import annotations
@@ -1045,6 +1049,34 @@ def _finished_results(out: Path, ckpt: Checkpoint) -> dict | None:
     return log if log.get("run_id") == ckpt.state.run_id and log.get("finished") else None
 
 
+def budget_left(cfg: dict, state: RunState) -> bool:
+    """Whether ``cfg``'s budget goes past where the run of ``state`` stopped: PPO steps still
+    to take and time to take them in (``run.time_limit_minutes`` counts all sessions)."""
+    return (int(cfg["ppo"]["timesteps"]) > state.timesteps
+            and 60 * float(cfg["run"]["time_limit_minutes"]) > state.elapsed_seconds)
+
+
+def how_to_extend(cfg: dict, state: RunState) -> str:
+    """What a resumption of the finished run of ``state`` must raise to train on."""
+    need = []
+    if int(cfg["ppo"]["timesteps"]) <= state.timesteps:
+        need.append(f"--steps above {state.timesteps:,}")
+    if 60 * float(cfg["run"]["time_limit_minutes"]) <= state.elapsed_seconds:
+        need.append(f"--minutes above {state.elapsed_seconds / 60:.2f} (the limit counts all "
+                    "its sessions)")
+    return "to extend it, resume with " + " and ".join(need)
+
+
+def reopen(state: RunState, log: dict, curve: list[dict], cfg: dict) -> None:
+    """Make a finished run's state that of a run interrupted at its last checkpoint, to train
+    on with a larger budget; its curve's last evaluation (of that step) is not repeated."""
+    state.finished = state.stopped_by_time = False
+    log.pop("finished", None)
+    every = int(cfg["eval"].get("every") or 0)
+    while every and curve and state.next_eval <= int(curve[-1]["timesteps"]):
+        state.next_eval += every
+
+
 def train(cfg: dict, out: str | Path, runs: str | Path | None = None,
           config_path: str | Path | None = None, resume: bool = False,
           fresh: bool = False) -> dict:
@@ -1060,12 +1092,12 @@ def train(cfg: dict, out: str | Path, runs: str | Path | None = None,
     runs = Path(runs) if runs is not None else run_dir(cfg)
     ckpt = prepare_run(cfg, out, runs, resume, fresh)
     progress = bool(cfg["run"].get("progress", True))
-    if ckpt is not None and ckpt.state.finished:
+    if ckpt is not None and ckpt.state.finished and not budget_left(cfg, ckpt.state):
         done = _finished_results(out, ckpt)
         if done is not None:
             print(f"{runs}: the run is finished ({ckpt.state.timesteps:,} PPO steps, "
-                  f"{ckpt.state.elapsed_seconds / 60:.1f} min of training); nothing to resume. "
-                  f"Results in {out}", flush=True)
+                  f"{ckpt.state.elapsed_seconds / 60:.1f} min of training); nothing to resume "
+                  f"({how_to_extend(cfg, ckpt.state)}). Results in {out}", flush=True)
             done["already_finished"] = True
             return done
         _say(cfg, f"{runs}: the run finished training at {ckpt.path.name}; writing its model "
@@ -1102,6 +1134,8 @@ def train(cfg: dict, out: str | Path, runs: str | Path | None = None,
         curve: list[dict] = []
     else:
         state, log, curve = ckpt.state, ckpt.log, ckpt.curve
+        if state.finished:  # with a larger budget (budget_left): trains on from its end
+            reopen(state, log, curve, cfg)
         t_start = time.perf_counter() - state.elapsed_seconds  # the budget spans resumptions
         state.resumes.append({"step": state.timesteps, "minutes": state.elapsed_seconds / 60,
                               "checkpoint": ckpt.path.name,
@@ -1369,7 +1403,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                     help=f"checkpoints and TensorBoard dir (default {RUNS}/<name>)")
     ap.add_argument("--resume", action="store_true",
                     help="continue the interrupted run from its latest checkpoint under --runs "
-                    "(same config; --steps and --minutes may raise its budget)")
+                    "(same config; --steps and --minutes may raise its budget, which extends "
+                    "a finished run; the minutes count all sessions)")
     ap.add_argument("--fresh", action="store_true",
                     help="delete an earlier run's checkpoints under --runs and start again "
                     "(without it a new run refuses to start over them)")

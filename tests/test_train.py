@@ -470,3 +470,98 @@ def test_learning_curve_plot_has_steps_and_minutes_axes(tmp_path, monkeypatch):
     plot_curve(rows, tmp_path / "c.png")
     assert (tmp_path / "c.png").stat().st_size > 1000
     assert labels == ["environment steps", "wall-clock minutes of the run (over resumptions)"] * 2
+
+
+TINY_RUN = """
+[env]
+variant = "casino"
+action_mode = "compose"
+observation = "compact"
+[policy]
+net_arch = [32, 32]
+[ppo]
+timesteps = 128
+n_envs = 2
+n_steps = 32
+batch_size = 64
+n_epochs = 1
+[opponents]
+pool = {random = 1, self = 1}
+snapshot_every = 64
+snapshots = 2
+[eval]
+every = 64
+hands = {random = 4}
+final_hands = {random = 2}
+[run]
+time_limit_minutes = %s
+checkpoint_every = 64
+checkpoint_minutes = 0.0
+progress = false
+verbose = false
+"""
+
+
+def _tiny_run(tmp_path: Path, minutes: float = 5.0) -> tuple[list[str], Path]:
+    """The command line of a 128-step run (2 envs, evaluated every 64 steps) and its --out."""
+    config = tmp_path / "tiny.toml"
+    config.write_text(TINY_RUN % minutes)
+    out = tmp_path / "out"
+    return ["--config", str(config), "--out", str(out), "--runs", str(tmp_path / "runs"),
+            "--quiet"], out
+
+
+@pytest.fixture
+def no_plots(monkeypatch):
+    """The learning-curve and diagnostics PNGs not drawn (most of a tiny run's time)."""
+    for name in ("plot_curve", "plot_diagnostics"):
+        monkeypatch.setattr(f"experiments.train.{name}", lambda rows, path: None)
+
+
+def _curve_steps(out: Path) -> list[int]:
+    return [int(line.split(",")[0]) for line in
+            (out / "learning_curve.csv").read_text().splitlines()[1:]]
+
+
+def test_a_finished_run_resumes_with_more_steps(tmp_path, capsys, no_plots):
+    """--resume with a larger --steps trains a finished run on from its last checkpoint to the
+    new total (each step counted once, each curve row once); with no larger budget it says
+    there is nothing to resume and what to raise."""
+    args, out = _tiny_run(tmp_path)
+    assert train_main(args) == 0
+    first = json.loads((out / "train_log.json").read_text())
+    assert first["ppo"]["timesteps"] == 128 and not first["ppo"]["stopped_by_time_limit"]
+    capsys.readouterr()
+    assert train_main(args + ["--resume"]) == 0
+    said = capsys.readouterr().out
+    assert "the run is finished (128 PPO steps" in said and "nothing to resume" in said
+    assert "resume with --steps above 128" in said
+    assert json.loads((out / "train_log.json").read_text()) == first
+    before = (out / "learning_curve.csv").read_text().splitlines()
+    assert train_main(args + ["--steps", "256", "--resume"]) == 0
+    log = json.loads((out / "train_log.json").read_text())
+    assert log["finished"] and log["run_id"] == first["run_id"]
+    assert log["ppo"]["timesteps"] == 256 and log["ppo"]["resumed_at_steps"] == [128]
+    assert _curve_steps(out) == [0, 64, 128, 192, 256]
+    assert (out / "learning_curve.csv").read_text().splitlines()[:4] == before
+    capsys.readouterr()
+    assert train_main(args + ["--steps", "256", "--resume"]) == 0
+    assert "the run is finished (256 PPO steps" in capsys.readouterr().out
+
+
+def test_a_run_stopped_by_its_time_limit_resumes_with_more_minutes(tmp_path, capsys,
+                                                                   no_plots):
+    """A run out of time (the limit counts all sessions) trains on when --minutes raises it."""
+    args, out = _tiny_run(tmp_path, minutes=0.001)
+    assert train_main(args) == 0
+    first = json.loads((out / "train_log.json").read_text())["ppo"]
+    assert first["stopped_by_time_limit"] and first["timesteps"] < 128
+    capsys.readouterr()
+    assert train_main(args + ["--resume"]) == 0
+    assert "resume with --minutes above" in capsys.readouterr().out
+    assert train_main(args + ["--minutes", "5", "--resume"]) == 0
+    ppo = json.loads((out / "train_log.json").read_text())["ppo"]
+    assert ppo["timesteps"] == 128 and not ppo["stopped_by_time_limit"]
+    assert ppo["resumed_at_steps"] == [first["timesteps"]]
+    steps = _curve_steps(out)
+    assert steps == sorted(set(steps)) and steps[-1] == 128
