@@ -17,8 +17,10 @@ hidden cards at random consistently with the view (``view.determinize``) and enc
 with the env's ``Layout`` for its seat, which is the observation the RLlib env
 (``casino_env.rllib.RLlibObservations``) gives that seat, because a seat's encoding never reads
 the cards it cannot see. In compose mode it pushes sub-actions one at a time with
-``casino_env.encoding.Composer`` until a move is complete (a forced sub-action is taken without
-asking the network: the argmax over one legal action is that action); in enumerate mode it
+``casino_env.encoding.Composer`` (over the view's own moves and hand, whose copies of a
+two-deck card are numbered as the view numbers them) until a move is complete (a forced
+sub-action is taken without asking the network: the argmax over one legal action is that
+action); in enumerate mode it
 scores the env's move slots with their ``action_features``. Needs ``ray[rllib]`` and torch.
 """
 
@@ -228,7 +230,10 @@ class RLlibAgent(Agent):
             slots = overflow_order(moves)[:self.max_moves] if len(moves) > self.max_moves \
                 else moves
             return slots[self._best(self.observation(state, moves=slots), policy)]
-        comp = Composer(state, moves)
+        # The composer narrows the view's own moves on the view's state: with two decks the
+        # dealt state numbers the copies afresh, so its hand would not match these moves.
+        # Tokens are card kinds, so the observation of the dealt state fits this composer.
+        comp = Composer(view.state, moves)
         while True:
             options = comp.options()
             if len(options) == 1:
