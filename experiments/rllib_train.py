@@ -153,6 +153,9 @@ def build_config(env_config: dict[str, Any], policies: str = "shared", *, batch:
     policy mapping of ``policies`` (``shared`` or ``per-seat``). ``gamma``, ``gae_lambda``,
     ``entropy`` (coefficient), ``clip`` (PPO's clip parameter) and ``vf_clip`` (the value
     loss clip) keep RLlib's defaults when None."""
+    for arg, value in (("batch", batch), ("minibatch", minibatch), ("epochs", epochs)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"build_config: {arg} must be a positive int, got {value!r}")
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
@@ -412,6 +415,21 @@ class RunOptions:
     tensorboard: bool = False
     progress: bool = False
     keep: int = KEEP_CHECKPOINTS
+
+    def __post_init__(self) -> None:
+        """Refuse a budget or period that would never end or never run (a negative
+        ``eval_every`` looped forever), naming the field."""
+        if self.minutes is not None and not self.minutes > 0:
+            raise ValueError(f"RunOptions.minutes must be positive (or None: no budget), "
+                             f"got {self.minutes!r}")
+        if not self.checkpoint_minutes >= 0:
+            raise ValueError(f"RunOptions.checkpoint_minutes must be 0 or more, got "
+                             f"{self.checkpoint_minutes!r}")
+        if self.eval_every < 0:
+            raise ValueError(f"RunOptions.eval_every must be 0 (no evaluations) or more env "
+                             f"steps, got {self.eval_every!r}")
+        if self.keep < 1:
+            raise ValueError(f"RunOptions.keep must be 1 or more, got {self.keep!r}")
 
     @property
     def checkpoints(self) -> bool:
@@ -1073,6 +1091,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     a = ap.parse_args(argv)
     if a.resume and a.fresh:
         ap.error("--resume and --fresh cannot go together")
+    for flag, value, least in (("--batch", a.batch, 1), ("--minibatch", a.minibatch, 1),
+                               ("--epochs", a.epochs, 1), ("--eval-every", a.eval_every, 0)):
+        if value < least:
+            ap.error(f"{flag} must be {'positive' if least else '0 or more'}, got {value}")
+    if a.minutes is not None and not a.minutes > 0:
+        ap.error(f"--minutes must be positive (leave it out for no budget), got {a.minutes}")
+    if not a.checkpoint_minutes >= 0:
+        ap.error(f"--checkpoint-minutes must be 0 or more, got {a.checkpoint_minutes}")
     try:
         a.hidden = parse_hidden(a.hidden)
         a.eval_hands = parse_hands(a.eval_hands)

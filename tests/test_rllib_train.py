@@ -326,6 +326,43 @@ def test_every_shipped_config_reads(tmp_path):
                                                      "heuristic": 1000})
 
 
+@pytest.mark.parametrize("argv,message", [
+    (["--eval-every", "-5"], "--eval-every must be 0 or more, got -5"),
+    (["--batch", "0"], "--batch must be positive, got 0"),
+    (["--minibatch", "0"], "--minibatch must be positive, got 0"),
+    (["--epochs", "0"], "--epochs must be positive, got 0"),
+    (["--minutes", "-1"], "--minutes must be positive (leave it out for no budget), got -1.0"),
+    (["--minutes", "0"], "--minutes must be positive (leave it out for no budget), got 0.0"),
+    (["--checkpoint-minutes", "-2"], "--checkpoint-minutes must be 0 or more, got -2.0"),
+])
+def test_flags_that_would_hang_or_never_train_are_refused(argv, message, capsys):
+    """Was: --eval-every -5 was taken and train() then looped forever; --batch 0,
+    --minibatch 0 and --minutes -1 were taken too."""
+    with pytest.raises(SystemExit) as e:
+        parse_args(argv)
+    assert e.value.code == 2 and f"error: {message}\n" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"eval_every": -5}, "RunOptions.eval_every must be 0 (no evaluations) or more env steps, "
+                         "got -5"),
+    ({"minutes": -1}, "RunOptions.minutes must be positive (or None: no budget), got -1"),
+    ({"minutes": 0}, "RunOptions.minutes must be positive (or None: no budget), got 0"),
+    ({"checkpoint_minutes": -0.5}, "RunOptions.checkpoint_minutes must be 0 or more, got -0.5"),
+    ({"keep": 0}, "RunOptions.keep must be 1 or more, got 0"),
+])
+def test_run_options_that_would_hang_are_refused(kwargs, message):
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        RunOptions(**kwargs)
+
+
+@pytest.mark.parametrize("arg", ["batch", "minibatch", "epochs"])
+def test_build_config_refuses_an_empty_batch(arg):
+    with pytest.raises(ValueError, match=f"^build_config: {arg} must be a positive int, "
+                                         "got 0$"):
+        rllib_train.build_config({"variant": "casino", "players": 2}, **{arg: 0})
+
+
 @pytest.mark.parametrize("text,message", [
     ('batchh = 3', "unknown option 'batchh' in the top level (known: "),
     ('[ppo]\nbatch = "big"', "batch must be an int, got 'big'"),
