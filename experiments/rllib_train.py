@@ -26,8 +26,12 @@ returns and losses over env steps as ``training_curve.csv`` and ``training_curve
 
 Evaluation (``--eval-every N`` env steps, and at step 0 and at the end): the learning policy,
 loaded from the checkpoint just written as the ``rllib:PATH`` agent (``agents.rllib_agent``),
-plays single hands on duplicate deals (each deal from both seats, ``agents.play_match``)
+plays single hands on duplicate deals (each deal from every seat, ``agents.play_match``)
 against each of ``--eval-hands`` (random, greedy, heuristic), the scripted agents' only role;
+with more than two sides (``--players 3``) the agent sits on one side and the opponent on all
+the others, and a hand is won only when the agent has strictly the most points (a lead it
+shares counts half; even play wins a third of the hands, not half) and its points are set
+against the opponents' mean (``field_result``);
 hands won with 95% intervals (``experiments.stats.summarize_pair``) and points per hand go to
 ``learning_curve.csv`` and ``learning_curve.png`` (x: env steps and wall-clock minutes), the
 columns of ``experiments.train``'s curve, so ``experiments.aggregate`` puts seeds together.
@@ -341,30 +345,70 @@ def game_of(env_config: dict[str, Any]) -> tuple[str, int, bool | None, dict[str
             kwargs.get("partnerships"), switches)
 
 
+def field_result(res: Any) -> Any:
+    """A match of agent 0 against ``k - 1`` copies of one opponent (``agents.play_match``
+    with ``k`` sides) as a match of two: agent 0 against "the opponents". A hand is won when
+    agent 0 won it (the env's one-hand winner: strictly the most points, krypkasino the
+    fewest), drawn when no side won it and agent 0 shares the lead, else lost; its points
+    against the opponents' mean (the env's reward, ``casino_env.returns.points_returns``).
+    Two agents are returned as they are."""
+    from dataclasses import replace
+
+    from experiments.stats import points_sign
+
+    if len(res.labels) <= 2:
+        return res
+    sign = points_sign(res.variant)
+    k = len(res.labels)
+
+    def pair(values: Sequence[float], mean: bool) -> tuple[float, float]:
+        rest = sum(values[1:])
+        return (values[0], rest / (k - 1) if mean else rest)
+
+    records = []
+    for g in res.records:
+        if g.winner == 0:
+            winner = 0
+        elif g.winner is None:  # a tie at the top: a draw if agent 0 is in it, else a loss
+            total = [sign * sum(p[i] for p in g.points) for i in range(k)]
+            winner = None if total[0] == max(total) else 1
+        else:
+            winner = 1
+        records.append(replace(
+            g, seats=tuple(min(a, 1) for a in g.seats), winner=winner,
+            points=[pair(p, True) for p in g.points], scores=pair(g.scores, True),
+            decision_seconds=pair(g.decision_seconds, False)))
+    return replace(res, labels=[res.labels[0], "opponents"], records=records)
+
+
 def evaluate_checkpoint(path: Path, env_config: dict[str, Any], hands: dict[str, int],
                         seed: int, progress: bool = False) -> list[dict]:
     """The policy of checkpoint ``path``, as the ``rllib:PATH`` agent, against each opponent
-    of ``hands`` (name -> hands): single hands on duplicate deals, each deal once per seat
-    rotation (``agents.play_match``, deals from ``seed``); one row per opponent with hands won
-    (draws half), the paired interval over deals and the Wilson interval over hands, and the
-    mean point difference per hand with its bootstrap interval
-    (``experiments.stats.summarize_pair``; all 95%)."""
+    of ``hands`` (name -> hands): single hands on duplicate deals, the agent on one side and
+    the opponent on every other (any player count), each deal once per rotation so the agent
+    plays it from every side (``agents.play_match``, deals from ``seed``); one row per
+    opponent with hands won (draws half; with more than two sides see ``field_result``, and
+    even play wins 1/sides of them), the paired interval over deals and the Wilson interval
+    over hands, and the mean point difference per hand (against the opponents' mean) with
+    its bootstrap interval (``experiments.stats.summarize_pair``; all 95%)."""
     from agents.rllib_agent import RLlibAgent
     from agents.tournament import play_match
+    from casino_env.engine.rules import make_rules
     from experiments.stats import summarize_pair
 
     agent = RLlibAgent(path)
     variant, players, partnerships, switches = game_of(env_config)
+    sides = make_rules(variant, players, partnerships, switches).sides
     rows = []
     for opp, n in hands.items():
         if not n:
             continue
-        deals = max(1, math.ceil(n / 2))
+        deals = max(1, math.ceil(n / sides))
         t0 = time.perf_counter()
-        res = play_match([agent, opp], variant, players, deals=deals, seed=seed, mode="hand",
-                         partnerships=partnerships, progress=progress,
-                         labels=["rllib", opp], **switches)
-        s = summarize_pair(res)
+        res = play_match([agent] + [opp] * (sides - 1), variant, players, deals=deals,
+                         seed=seed, mode="hand", partnerships=partnerships, progress=progress,
+                         labels=["rllib"] + [opp] * (sides - 1), **switches)
+        s = summarize_pair(field_result(res))
         rows.append({"opponent": opp, "hands": s.games, "wins": s.wins, "draws": s.draws,
                      "losses": s.losses, "win_rate": s.win_rate, "paired_lo": s.win_lo,
                      "paired_hi": s.win_hi, "wilson_lo": s.wilson_lo, "wilson_hi": s.wilson_hi,

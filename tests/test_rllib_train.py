@@ -296,6 +296,60 @@ def test_runs_that_cannot_start_or_resume_say_what_to_do(fake_run, tmp_path):
     assert [p.name for p in list_checkpoints(root)] == ["step_512"]
 
 
+# -- evaluation with any player count --------------------------------------------------------
+
+def _record(winner, points, deal=0):
+    from agents.tournament import GameRecord
+
+    return GameRecord(deal=deal, rotation=0, seed=0, seats=(0, 1, 2), winner=winner, hands=1,
+                      points=[points], scores=points, moves=30, seconds=0.1,
+                      decision_seconds=(0.3, 0.1, 0.2))
+
+
+def test_three_sides_reduce_to_the_agent_against_the_opponents():
+    """Won: the agent won the hand; drawn: nobody did and the agent shares the lead; lost
+    otherwise (a hand the second opponent won, or two opponents tied above the agent).
+    Points: the agent's against the opponents' mean, as the env's reward."""
+    from agents.tournament import MatchResult
+
+    res = MatchResult(["rllib", "random#1", "random#2"], "casino", 3, "hand", 0, records=[
+        _record(0, (7, 3, 1)), _record(None, (5, 5, 1)), _record(None, (1, 5, 5)),
+        _record(2, (1, 2, 8)), _record(1, (2, 9, 0))])
+    out = rllib_train.field_result(res)
+    assert out.labels == ["rllib", "opponents"]
+    assert [g.winner for g in out.records] == [0, None, 1, 1, 1]
+    assert [g.points for g in out.records] == [[(7, 2.0)], [(5, 3.0)], [(1, 5.0)],
+                                               [(1, 5.0)], [(2, 4.5)]]
+    assert out.records[0].decision_seconds == (0.3, pytest.approx(0.3))
+    kryp = MatchResult(["rllib", "a", "b"], "krypkasino", 3, "hand", 0,
+                       records=[_record(None, (2, 2, 9)), _record(None, (9, 2, 2))])
+    assert [g.winner for g in rllib_train.field_result(kryp).records] == [None, 1]
+
+
+@pytest.mark.parametrize("env_config,hands", [
+    ({"variant": "casino", "players": 3}, 6),
+    ({"variant": "casino", "players": 4, "partnerships": True}, 4),
+])
+def test_evaluation_plays_any_player_count(monkeypatch, env_config, hands):
+    """Was: with 3 players play_match([agent, opp]) refused ('2 agents cannot share 3 seats
+    evenly') after Ray had started; now the agent sits on one side and the opponent on all
+    the others, each deal rotated so the agent plays it from every side."""
+    import agents.rllib_agent
+    from agents import make_agent, play_match
+
+    monkeypatch.setattr(agents.rllib_agent, "RLlibAgent",
+                        lambda path: make_agent("greedy", seed=0))
+    row, = rllib_train.evaluate_checkpoint(Path("x"), env_config, {"random": hands}, seed=0)
+    assert row["hands"] == hands and row["wins"] + row["draws"] + row["losses"] == hands
+    sides = 3 if env_config["players"] == 3 else 2
+    res = play_match(["greedy"] + ["random"] * (sides - 1), env_config["variant"],
+                     env_config["players"], deals=hands // sides, seed=0, mode="hand",
+                     partnerships=env_config.get("partnerships"))
+    assert row["wins"] == sum(g.winner == 0 for g in res.records)
+    diffs = [p[0] - sum(p[1:]) / (sides - 1) for g in res.records for p in g.points]
+    assert row["diff_per_hand"] == pytest.approx(sum(diffs) / len(diffs))
+
+
 # -- the command line and --config -----------------------------------------------------------
 
 def test_a_config_file_sets_options_and_flags_win(tmp_path):
