@@ -606,6 +606,17 @@ def export_model(checkpoint: Path, dest: Path, policy_ids: Sequence[str]) -> Pat
     return dest
 
 
+def remove_export(dest: Path) -> None:
+    """Delete an exported model ``dest`` (``<out>/model``): renamed away first, so that
+    ``rllib:<out>`` sees either the whole export or none (then the latest checkpoint)."""
+    if not dest.exists():
+        return
+    gone = dest.parent / f".old_{dest.name}_{os.getpid()}"
+    shutil.rmtree(gone, ignore_errors=True)
+    dest.rename(gone)
+    shutil.rmtree(gone, ignore_errors=True)
+
+
 def check_checkpoints(root: Path, run: RunOptions) -> Path | None:
     """The latest checkpoint under ``root`` if the run may start as ``run`` asks, else
     RunStateError saying what to do: a new run over an earlier run's checkpoints (without
@@ -825,8 +836,11 @@ def train(config: Any, iterations: int, out: str | Path | None = None,
             + f", {len(state.curve)} learning-curve rows")
         config = config.copy(copy_frozen=False).debugging(
             seed=resume_seed(settings.get("seed"), state.env_steps))
-    elif out is not None and run.checkpoints:
-        shutil.rmtree(out / "model", ignore_errors=True)  # an earlier run's export
+    if out is not None and run.checkpoints:
+        # An earlier export (a new run's predecessor, or this run's when a finished run is
+        # extended) would be played by rllib:<out> instead of the checkpoints to come until
+        # the run ends; it is exported again then.
+        remove_export(out / "model")
     state.finished = state.stopped_by_time = False
     rows, curve = state.rows, state.curve
     ckpt_settings = {"env_config": env_config, "policies": policy_ids,

@@ -296,6 +296,44 @@ def test_runs_that_cannot_start_or_resume_say_what_to_do(fake_run, tmp_path):
     assert [p.name for p in list_checkpoints(root)] == ["step_512"]
 
 
+def test_an_extended_finished_run_no_longer_offers_its_old_model(fake_run, tmp_path):
+    """Was: a finished run resumed with more iterations and then interrupted kept the old
+    model/, so rllib:<out> played it instead of the newer checkpoints; now the resumed run
+    removes it when it trains again, and exports the new one when it ends."""
+    from agents.rllib_agent import resolve_checkpoint
+
+    clock, _ = fake_run
+    rllib_train.train(fake_config(clock), 2, tmp_path, log=None, run=RunOptions(checkpoint=True))
+    weights = tmp_path / "model" / "shared" / "weights.txt"
+    assert weights.read_text() == "iteration 2"
+    config = fake_config(clock)
+    build = config.build_algo
+
+    def interrupted() -> CheckpointingAlgo:
+        algo = build()
+        train = algo.train
+
+        def stop_at_four() -> dict:
+            if algo.iteration == 4:
+                raise KeyboardInterrupt
+            return train()
+
+        algo.train = stop_at_four
+        return algo
+
+    config.build_algo = interrupted
+    with pytest.raises(KeyboardInterrupt):
+        rllib_train.train(config, 6, tmp_path, log=None,
+                          run=RunOptions(resume=True, checkpoint_minutes=1))
+    assert not (tmp_path / "model").exists()
+    assert not list(tmp_path.glob(".old_model_*"))
+    latest = list_checkpoints(tmp_path / "checkpoints")[-1]
+    assert latest.name == "step_2048" and resolve_checkpoint(tmp_path) == latest
+    rllib_train.train(fake_config(clock), 6, tmp_path, log=None,
+                      run=RunOptions(resume=True))
+    assert weights.read_text() == "iteration 6"
+
+
 # -- evaluation with any player count --------------------------------------------------------
 
 def _record(winner, points, deal=0):
