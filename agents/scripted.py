@@ -13,7 +13,8 @@ from math import comb
 from casino_env.engine import Move
 from casino_env.engine.cards import bit_list
 from casino_env.engine.moves import Items, distinct
-from casino_env.engine.scoring import sweep_scores
+from casino_env.engine.play import claim_wins
+from casino_env.engine.scoring import TUX_ORANGE, is_orange, sweep_scores
 from casino_env.engine.view import PlayerView
 
 from .afterstate import afterstate_nets, exact_or_learned, heuristic_pick
@@ -90,6 +91,27 @@ class HeuristicParams:
 
 
 WEIGHTS = tuple(f.name for f in fields(HeuristicParams))
+
+
+DECISIVE = 1e6  # a move that wins (or loses) the game, or a free call, over any evaluation
+
+
+def _cardless(view: PlayerView, m: Move) -> float:
+    """V-hun-end claims: a claim wins if the side's earned points reach the target, and
+    loses the game otherwise. V-tux-score: calling a missed orange is 10 for nothing (it is
+    legal only while there is one), and the turn's card is played after it."""
+    if m.kind == "claim":
+        return DECISIVE if claim_wins(view.state, view.uncaptured) else -DECISIVE
+    return DECISIVE
+
+
+def _orange_call(rules, m: Move) -> float:
+    """V-tux-score with ``orange_calls``: calling a capture's orange scores 10 if it is one and
+    costs 10 if not; an orange left uncalled the next player may call for 10."""
+    orange = is_orange(rules, m.taken_mask)
+    if m.orange:
+        return TUX_ORANGE if orange else -TUX_ORANGE
+    return -TUX_ORANGE if orange else 0.0
 
 
 class HeuristicAgent(Agent):
@@ -189,6 +211,9 @@ class HeuristicAgent(Agent):
         steal = _Steal(view, side, opp_side) if st.pile_ids else None
         out = []
         for m in moves:
+            if m.kind in ("claim", "call"):  # no card played: decided on the rules alone
+                out.append(_cardless(view, m))
+                continue
             rest = hand & ~m.played_mask
             loose, builds = table_after(st.loose_mask, st.builds, m, seat)
             left = loose
@@ -202,6 +227,8 @@ class HeuristicAgent(Agent):
             if m.kind == "capture":
                 got = m.played_mask | m.taken_mask
                 score += w_me.value(got) + p.per_card * got.bit_count()
+                if r.orange_calls:
+                    score += _orange_call(r, m)
                 if not left and sweep_pts and not (last_deal and others_empty and not rest):
                     score += sweep_pts
             # Who moves next, and with how many cards.

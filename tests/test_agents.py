@@ -543,3 +543,39 @@ def test_a_match_never_puts_two_agents_on_one_side() -> None:
     for g in res.records:
         assert g.seats in ((0, 1, 0, 1), (1, 0, 1, 0))
         assert sum(g.scores) == sum(sum(p) for p in g.points)
+
+
+@pytest.mark.parametrize("name", ["heuristic", "search:simulations=12"])
+def test_scripted_agents_claim_and_call_by_the_rules(name) -> None:
+    """V-hun-end claims and V-tux-score orange calls: the heuristic (and the search, which
+    ranks its candidates with it) crashed wherever a claim or a call was legal (it took them
+    for builds of no value). Now it claims exactly when the claim wins, calls every missed
+    orange it may call, and calls its own captures' oranges and no others."""
+    from casino_env.engine.play import claim_wins, play
+    from casino_env.engine.scoring import is_orange
+
+    rng = random.Random(0)
+    agent = make_agent(name, seed=1)
+    seen = {"claim": 0, "call": 0, "orange": 0}
+    for variant, sw in (("hungarian", {"claims": True}), ("tuxedo", {"orange_calls": True})):
+        for seed in range(2 if "search" in name else 6):
+            st = new_game(variant, 2, seed=seed, **sw)
+            while not st.game_over:
+                moves = legal_moves(st)
+                if st.current == 0:
+                    m = agent.act(st)
+                    if variant == "hungarian":
+                        assert (m.kind == "claim") == claim_wins(st)
+                        seen["claim"] += m.kind == "claim"
+                    else:
+                        if st.pending_orange == 0:
+                            assert m.kind == "call"
+                            seen["call"] += 1
+                        elif m.kind == "capture":
+                            assert m.orange == is_orange(st.rules, m.taken_mask)
+                            seen["orange"] += m.orange
+                else:  # the other seat plays at random, but never claims or calls
+                    m = rng.choice([x for x in moves if x.kind not in ("claim", "call")
+                                    and not x.orange])
+                st = play(st, m)
+    assert all(seen.values()), seen

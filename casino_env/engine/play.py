@@ -30,6 +30,7 @@ from .scoring import (
     earned,
     earned_winner,
     finish_hand,
+    is_orange,
     restricted,
     sweep_scores,
 )
@@ -334,16 +335,15 @@ def _record_sweep(st: State, side: int, count: int, size: int) -> None:
 
 def _orange(st: State, seat: int, side: int, tm: int, called: bool) -> None:
     """V-tux-score: a capture taking a red and a yellow card is an orange (10 points)."""
-    suit = st.rules.deck.suit_mask
-    is_orange = bool(tm & suit[0]) and bool(tm & suit[1])  # colours R Y G B
+    orange = is_orange(st.rules, tm)
     if not st.rules.orange_calls:
-        if is_orange:
+        if orange:
             st.events = st.events + ((side, "orange", TUX_ORANGE),)
         return
     if called:
-        st.events = st.events + ((side, "orange", TUX_ORANGE) if is_orange
+        st.events = st.events + ((side, "orange", TUX_ORANGE) if orange
                                  else (side, "false call", -TUX_ORANGE),)
-    elif is_orange:
+    elif orange:
         st.pending_orange = -1  # set to the next seat to move in _next_turn
 
 
@@ -353,7 +353,7 @@ def _earned_win(st: State) -> bool:
     the highest total at or above the target play on (C-game: a tie plays another hand), so
     a hand begun on such a tie goes on until one of them is ahead."""
     r = st.rules
-    points = earned(r, st.pile_masks, st.sweeps, st.events, uncaptured(st))
+    points = _earned_now(st)
     totals = [s + p for s, p in zip(st.scores, points)]
     winner = earned_winner(totals, r.target)
     if winner is None:
@@ -373,11 +373,24 @@ def uncaptured(st: State) -> tuple[int, int]:
     return everything.bit_count() + len(st.stock_ids), spades
 
 
+def _earned_now(st: State, left: tuple[int, int] | None = None) -> list[int]:
+    """The points each side has earned so far this hand (V-earned, V-hun-end); ``left`` is
+    ``uncaptured(st)`` where ``st`` cannot tell it (a view: ``PlayerView.uncaptured``)."""
+    return earned(st.rules, st.pile_masks, st.sweeps, st.events, left or uncaptured(st))
+
+
+def claim_wins(st: State, left: tuple[int, int] | None = None) -> bool:
+    """V-hun-end claims: whether a claim by the seat to move wins now (its side's score and
+    the points it has earned this hand reach the target); ``left`` as in ``_earned_now``."""
+    side = st.rules.side(st.current)
+    return st.scores[side] + _earned_now(st, left)[side] >= st.rules.target
+
+
 def _claim(st: State, side: int) -> State:
     """V-hun-end claims: a correct claim (earned points reach the target) wins, a false one
     loses."""
     r = st.rules
-    points = earned(r, st.pile_masks, st.sweeps, st.events, uncaptured(st))
+    points = _earned_now(st)
     correct = st.scores[side] + points[side] >= r.target
     _end_game(st, points, side if correct else next(s for s in range(r.sides) if s != side))
     return st

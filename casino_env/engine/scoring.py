@@ -179,6 +179,12 @@ def _tied(out: list, item: str, counts: list[int], points: int) -> None:
         out.extend((item, side, points // 2) for side, k in enumerate(counts) if k == best)
 
 
+def is_orange(rules: Rules, taken: int) -> bool:
+    """V-tux-score: a capture whose table cards (``taken``) include a red and a yellow card."""
+    suit = rules.deck.suit_mask  # colours R Y G B
+    return bool(taken & suit[0]) and bool(taken & suit[1])
+
+
 def earned_winner(totals: list[int], target: int) -> int | None:
     """V-earned: the side whose total, earned points included, reaches ``target`` strictly
     ahead of every other side; None while none does (sides tied on the highest total play on,

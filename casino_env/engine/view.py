@@ -16,6 +16,7 @@ from zlib import crc32
 
 from .cards import bit_list
 from .moves import Move, backs, legal_moves, resolve_copies
+from .play import uncaptured
 from .state import State, _lowest_all, renumber
 
 
@@ -51,13 +52,16 @@ class PlayerView:
     the stock's bottom card the seat has seen (V-hun-cut), or None; ``unseen`` is every card
     whose place the seat does not know (so never the cut card)."""
 
-    __slots__ = ("seat", "state", "hand_sizes", "stock_size", "unseen", "exposed", "cut")
+    __slots__ = ("seat", "state", "hand_sizes", "stock_size", "unseen", "exposed", "cut",
+                 "uncaptured")
 
     def __init__(self, state: State, seat: int, exposed: tuple | None = None) -> None:
         n = state.rules.players
         if exposed is None:
             exposed = exposed_seats(state)
         self.seat = seat
+        # (cards, spades) not captured yet this hand (public: V-earned and claims count them)
+        self.uncaptured = uncaptured(state)
         self.hand_sizes = tuple(h.bit_count() for h in state.hand_masks)
         self.stock_size = len(state.stock_ids)
         # Hands this seat can see besides its own (e.g. hands played face up), by seat.
