@@ -16,7 +16,8 @@ from casino_env.engine.view import PlayerView
 
 from .base import check_number
 
-_ORDER = {"capture": 0, "build": 1, "trail": 2}
+# Moves tried first: a claim or a call (decided at once), then captures, builds, trails.
+_ORDER = {"claim": 0, "call": 0, "capture": 0, "build": 1, "trail": 2}
 
 
 class NodeLimit(Exception):
@@ -39,11 +40,20 @@ def points_sign(rules) -> int:
     return -1 if getattr(rules, "penalties", False) else 1
 
 
+# V-hun-end claims: a game won or lost by a claim outweighs any hand's points (a false claim
+# loses the game though the claimer may lead on the points it has earned).
+CLAIMED = 1000.0
+
+
 def lead(st: State, side: int) -> float:
-    """``side``'s points this hand minus the other side's (penalty games: the reverse)."""
+    """``side``'s points this hand minus the other side's (penalty games: the reverse); with
+    ``claims``, plus or minus ``CLAIMED`` once the game is won or lost."""
     sign = points_sign(st.rules)
     hp = st.hand_points
-    return float(sign * (hp[side] - hp[1 - side]))
+    v = float(sign * (hp[side] - hp[1 - side]))
+    if st.game_over and st.winner is not None and st.rules.claims:
+        v += CLAIMED if st.winner == side else -CLAIMED
+    return v
 
 
 def _ordered(st: State) -> list[Move]:

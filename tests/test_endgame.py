@@ -304,3 +304,32 @@ def test_last_deal_value_deals_the_stock_and_solves_it() -> None:
                                   boundary.sweeps, boundary.last_capturer, boundary.events,
                                   boundary.stock_ids)
             assert got == pytest.approx(minimax(settle(boundary), side))
+
+
+def test_the_solver_never_makes_a_false_claim_that_leads_on_points():
+    """V-hun-end with claims: a false claim loses the game, though the claimer may lead on
+    the points it has earned (here 5 to 2); the solver valued it by those points (+3) and
+    played it in 58 of 400 last deals. Now a claim's game is worth CLAIMED more than any
+    hand's points: the claim is -997, the best move a trail worth +3."""
+    from casino_env.engine import State
+    from casino_env.engine.play import claim_wins
+
+    base = new_game("hungarian", 2, seed=0, claims=True).to_spec()
+    st = State.from_spec({
+        **base, "dealer": 1, "current": 0, "stock": [], "sweeps": [0, 0], "scores": [0, 0],
+        "last_capturer": 1, "hands": [["AD", "5S", "9S"], ["7S", "7D", "KS"]], "table": ["8D"],
+        "piles": [["AS", "AH", "AC", "2S", "2D", "3S", "3D", "4S", "5H", "6D", "6C", "8S", "8H",
+                   "9D", "10S", "10H", "JS", "JH", "QS", "QH", "KH", "KD", "KC"],
+                  ["2H", "2C", "3H", "3C", "4H", "4D", "4C", "5D", "5C", "6S", "6H", "7H", "7C",
+                   "8C", "9H", "9C", "10D", "10C", "JD", "JC", "QD", "QC"]]})
+    claim = next(m for m in legal_moves(st) if m.kind == "claim")
+    after = apply_move(st, claim)
+    assert not claim_wins(st) and after.winner == 1 and list(after.hand_points) == [5, 2]
+    values = move_values(st)
+    assert values[claim] == -997.0
+    move, value = solve(st)
+    assert (str(move), value) == ("AD trails", 3.0)
+    assert str(make_agent("heuristic:endgame=200000").act(st)) == "AD trails"
+    won = State.from_spec({**st.to_spec(), "scores": [10, 0]})  # 10 + 5 earned: a true claim
+    assert claim_wins(won) and solve(won) == (claim, 1003.0)  # (claims tried first)
+    assert make_agent("heuristic").act(won) == claim and make_agent("heuristic").act(st) != claim
