@@ -779,6 +779,12 @@ def _finished_summary(meta: dict, state: RunState, out: Path | None, ckpt: Path,
     return {**meta, "iterations": state.rows, "curve": state.curve, "already_finished": True}
 
 
+def python_hash_seed() -> str:
+    """This process's ``PYTHONHASHSEED`` ("random" when unset): with RLlib the seed fixes a
+    run only together with it."""
+    return os.environ.get("PYTHONHASHSEED", "random")
+
+
 def train(config: Any, iterations: int, out: str | Path | None = None,
           checkpoint: bool = False, log: Callable[[str], None] | None = print,
           run: RunOptions | None = None) -> dict[str, Any]:
@@ -810,6 +816,9 @@ def train(config: Any, iterations: int, out: str | Path | None = None,
         "lr": config.lr, "num_env_runners": config.num_env_runners,
         "machine": f"{platform.machine()} python {platform.python_version()} "
                    f"torch {torch.__version__} ray {ray.__version__}",
+        # RLlib orders the seats through string hashing: the same seed trains the same only
+        # under the same PYTHONHASHSEED (docs/rl_baselines.md)
+        "python_hash_seed": python_hash_seed(),
     }
     out = Path(out) if out is not None else None
     runs = Path(run.runs) if run.runs is not None else out
@@ -829,6 +838,7 @@ def train(config: Any, iterations: int, out: str | Path | None = None,
             return _finished_summary(meta, state, out, ckpt, policy_ids, say)
         state.resumes.append({"env_steps": state.env_steps, "iteration": state.iteration,
                               "minutes": state.elapsed_seconds / 60, "checkpoint": ckpt.name,
+                              "python_hash_seed": python_hash_seed(),
                               "at": time.strftime("%Y-%m-%d %H:%M:%S")})
         say(f"resuming {root} from {ckpt.name}: {state.env_steps:,} env steps, iteration "
             f"{state.iteration}, {state.elapsed_seconds / 60:.1f} min used"

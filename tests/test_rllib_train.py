@@ -334,6 +334,23 @@ def test_an_extended_finished_run_no_longer_offers_its_old_model(fake_run, tmp_p
     assert weights.read_text() == "iteration 6"
 
 
+@pytest.mark.parametrize("value,recorded", [("0", "0"), (None, "random")])
+def test_the_runs_hash_seed_is_recorded(fake_run, tmp_path, monkeypatch, value, recorded):
+    """RLlib's seat order goes through string hashing, so a seed fixes a run only with the
+    same PYTHONHASHSEED: metrics.json records it (and each resumption's)."""
+    if value is None:
+        monkeypatch.delenv("PYTHONHASHSEED", raising=False)
+    else:
+        monkeypatch.setenv("PYTHONHASHSEED", value)
+    clock, _ = fake_run
+    rllib_train.train(fake_config(clock), 1, tmp_path, log=None, run=RunOptions(checkpoint=True))
+    assert json.loads((tmp_path / "metrics.json").read_text())["python_hash_seed"] == recorded
+    rllib_train.train(fake_config(clock), 2, tmp_path, log=None, run=RunOptions(resume=True))
+    meta = json.loads((tmp_path / "metrics.json").read_text())
+    assert meta["python_hash_seed"] == recorded
+    assert [r["python_hash_seed"] for r in meta["resumes"]] == [recorded]
+
+
 # -- evaluation with any player count --------------------------------------------------------
 
 def _record(winner, points, deal=0):
