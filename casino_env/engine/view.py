@@ -124,13 +124,27 @@ def _requirements(view: PlayerView) -> dict[int, list[int]]:
     return need
 
 
+# Uniform deals tried before the construction, where a hidden seat must back builds.
+UNIFORM_TRIES = 64
+
+
 def determinize(view: PlayerView, rng: random.Random, tries: int = 50) -> State:
+    """The hidden cards dealt at random among the deals consistent with ``view``: a uniform
+    deal, kept if every seat backs the builds it must (``UNIFORM_TRIES`` at most; with no such
+    seat the first is kept), else one built by giving each such seat a card of each value it
+    needs first (which favours it holding fewer of them) and dealing the rest."""
     st = view.state
     r = st.rules
-    n = r.players
-    hidden = [s for s in range(n) if s != view.seat and s not in view.exposed]
+    hidden = [s for s in range(r.players) if s != view.seat and s not in view.exposed]
     need = _requirements(view)
     pool = bit_list(view.unseen)
+    for _ in range(UNIFORM_TRIES if need else 1):
+        cards = pool[:]
+        rng.shuffle(cards)
+        hands = list(st.hand_masks)
+        pos = _deal_rest(view, hidden, hands, cards)
+        if all(backs(r, hands[s], vals) for s, vals in need.items()):
+            return _dealt(view, hands, cards, cards, pos)
     rank_mask = r.deck.rank_mask
     for _ in range(tries):
         cards = pool[:]
@@ -154,23 +168,36 @@ def determinize(view: PlayerView, rng: random.Random, tries: int = 50) -> State:
         if not ok:
             continue
         rest = [c for c in cards if not taken >> c & 1]
-        pos = 0
-        for s in hidden:
-            k = view.hand_sizes[s] - hands[s].bit_count()
-            for c in rest[pos:pos + k]:
-                hands[s] |= 1 << c
-            pos += k
+        pos = _deal_rest(view, hidden, hands, rest)
         if all(backs(r, hands[s], vals) for s, vals in need.items()):
-            out = st._copy()
-            out.hand_masks = tuple(hands)
-            if view.cut is None:
-                out.stock_ids = tuple(rest[pos:pos + view.stock_size])
-            else:  # V-hun-cut: the card seen stays at the bottom (the dealer's last card)
-                out.stock_ids = tuple(rest[pos:pos + view.stock_size - 1]) + (view.cut,)
-            # the later hands' shuffles: a seed drawn with the cards (not the true one, which
-            # the view does not hold), so the same rng gives the same state
-            out.seed = crc32(bytes(cards))
-            if r.deck.copies > 1:
-                renumber(out)  # the engine's canonical copies (docs/rules.md)
-            return out
+            return _dealt(view, hands, cards, rest, pos)
     raise RuntimeError("could not deal the hidden cards consistently with the view")
+
+
+def _deal_rest(view: PlayerView, hidden: list[int], hands: list[int], cards: list[int]) -> int:
+    """Fill each hidden seat's hand (in place) from ``cards`` in order; the cards used."""
+    pos = 0
+    for s in hidden:
+        k = view.hand_sizes[s] - hands[s].bit_count()
+        for c in cards[pos:pos + k]:
+            hands[s] |= 1 << c
+        pos += k
+    return pos
+
+
+def _dealt(view: PlayerView, hands: list[int], cards: list[int], rest: list[int],
+           pos: int) -> State:
+    """The full state: ``hands``, the stock from ``rest[pos:]``, a later-hands seed from the
+    shuffled ``cards``."""
+    out = view.state._copy()
+    out.hand_masks = tuple(hands)
+    if view.cut is None:
+        out.stock_ids = tuple(rest[pos:pos + view.stock_size])
+    else:  # V-hun-cut: the card seen stays at the bottom (the dealer's last card)
+        out.stock_ids = tuple(rest[pos:pos + view.stock_size - 1]) + (view.cut,)
+    # the later hands' shuffles: a seed drawn with the cards (not the true one, which the
+    # view does not hold), so the same rng gives the same state
+    out.seed = crc32(bytes(cards))
+    if out.rules.deck.copies > 1:
+        renumber(out)  # the engine's canonical copies (docs/rules.md)
+    return out
