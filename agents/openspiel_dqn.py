@@ -1,10 +1,11 @@
 """A Q-network trained with OpenSpiel's DQN as an agent: ``make_agent("openspiel-dqn:PATH")``.
 
-``PATH`` is the folder (or its ``q_network.pt``) that ``experiments/openspiel_dqn.py`` writes:
-the network's weights and ``openspiel_dqn.json`` (the game's parameters and layer sizes). The
-agent plays greedily: at each compose sub-action it reads the ``python_casino`` information
-state tensor of its seat (the PettingZoo observation) and takes the legal action of highest Q.
-It reads only its view (the tensor is the same for every way of dealing the hidden cards).
+``PATH`` is the folder (or its ``q_network.pt`` or ``openspiel_dqn.json``) that
+``experiments/openspiel_dqn.py`` writes: the network's weights and ``openspiel_dqn.json`` (the
+game's parameters and layer sizes), which must have been written together. The agent plays
+greedily: at each compose sub-action it reads the ``python_casino`` information state tensor
+of its seat (the PettingZoo observation) and takes the legal action of highest Q. It reads
+only its view (the tensor is the same for every way of dealing the hidden cards).
 Needs the ``openspiel`` and ``train`` extras (OpenSpiel and torch).
 """
 
@@ -32,10 +33,18 @@ class ModelFileNotFoundError(FileNotFoundError, ValueError):
 
 
 def _files(path: str) -> tuple[Path, Path]:
-    """(weights, settings) of a model given as its folder or its weights file."""
+    """(weights, settings) of a model given as its folder, its weights file (``.pt``) or its
+    settings file; a ValueError naming ``path`` for any other file."""
     p = Path(path)
-    folder = p if p.is_dir() or not p.suffix else p.parent
-    weights = folder / WEIGHTS if p.is_dir() or not p.suffix else p
+    if p.name == META:  # the settings file names its folder
+        p = p.parent
+    if p.is_dir() or not p.suffix:
+        folder, weights = p, p / WEIGHTS
+    elif p.suffix == ".pt":
+        folder, weights = p.parent, p
+    else:
+        raise ValueError(f"openspiel-dqn:PATH takes the folder experiments/openspiel_dqn.py "
+                         f"writes (or its {WEIGHTS} or {META}), got the file {path}")
     meta = folder / META
     if not weights.exists():
         raise ModelFileNotFoundError(f"openspiel-dqn model not found: {weights}")
@@ -68,7 +77,19 @@ class OpenSpielDQNAgent(Agent):
         game = _game(self.rules)
         self.size = int(np.prod(game.information_state_tensor_shape()))
         self.net = MLP(self.size, hidden, game.num_distinct_actions())
-        self.net.load_state_dict(torch.load(weights, map_location="cpu"))
+        try:
+            state_dict = torch.load(weights, map_location="cpu")
+        except Exception as e:  # not a torch file, or a foreign pickle: torch raises many kinds
+            raise ValueError(f"openspiel-dqn weights {weights} do not load as a saved "
+                             f"Q-network state dict: {type(e).__name__}: "
+                             f"{str(e).splitlines()[0] if str(e) else ''}") from e
+        try:
+            self.net.load_state_dict(state_dict)
+        except (RuntimeError, TypeError, AttributeError) as e:
+            raise ValueError(f"openspiel-dqn weights {weights} do not fit the network of "
+                             f"{meta_path} ({self.size} inputs, hidden {hidden}, "
+                             f"{game.num_distinct_actions()} actions): the settings must be "
+                             "the ones written with these weights") from e
         self.net.eval()
         self._torch = torch
         self.path = str(path)

@@ -43,6 +43,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         ap.error("--minutes must be > 0")
     if args.seed < 0:
         ap.error("--seed must be >= 0")
+    if args.eval_hands < 1:  # (0 divided by zero mid-training)
+        ap.error(f"--eval-hands must be >= 1, got {args.eval_hands}")
+    if args.games < 1:
+        ap.error(f"--games must be >= 1, got {args.games}")
     return args
 
 

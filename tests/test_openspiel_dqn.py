@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -56,6 +57,39 @@ def test_wrong_game_and_missing_files_are_named(trained, tmp_path):
         make_agent(f"openspiel-dqn:{tmp_path}")
 
 
-def test_bad_arguments():
+def test_the_settings_file_names_the_model_and_other_files_are_refused(trained, tmp_path):
+    """Was: any path with a suffix was taken for the weights, so openspiel_dqn.json failed in
+    torch.load ("Weights only load failed"), and settings whose layer sizes differ from the
+    weights' raised torch's raw size mismatch."""
+    agent = make_agent(f"openspiel-dqn:{trained / 'openspiel_dqn.json'}", seed=0)
+    st = new_game("casino", 2, seed=4)
+    assert agent.act(st) == make_agent(f"openspiel-dqn:{trained}", seed=0).act(st)
+    (tmp_path / "notes.txt").write_text("x")
+    with pytest.raises(ValueError, match=re.escape(
+            "openspiel-dqn:PATH takes the folder experiments/openspiel_dqn.py writes (or its "
+            f"q_network.pt or openspiel_dqn.json), got the file {tmp_path / 'notes.txt'}")):
+        make_agent(f"openspiel-dqn:{tmp_path / 'notes.txt'}")
+    (tmp_path / "openspiel_dqn.json").write_text((trained / "openspiel_dqn.json").read_text())
+    (tmp_path / "q_network.pt").write_text("not torch")
+    with pytest.raises(ValueError, match=f"^openspiel-dqn weights "
+                       f"{re.escape(str(tmp_path / 'q_network.pt'))} do not load as a saved "
+                       "Q-network state dict: "):
+        make_agent(f"openspiel-dqn:{tmp_path}")
+    (tmp_path / "q_network.pt").write_bytes((trained / "q_network.pt").read_bytes())
+    meta = json.loads((trained / "openspiel_dqn.json").read_text())
+    (tmp_path / "openspiel_dqn.json").write_text(json.dumps({**meta, "hidden": [16]}))
+    with pytest.raises(ValueError, match=re.escape(
+            f"openspiel-dqn weights {tmp_path / 'q_network.pt'} do not fit the network of "
+            f"{tmp_path / 'openspiel_dqn.json'} (") + r"\d+ inputs, hidden \[16\], \d+ "
+            r"actions\): the settings must be the ones written with these weights$"):
+        make_agent(f"openspiel-dqn:{tmp_path}")
+
+
+def test_bad_arguments(capsys):
     with pytest.raises(SystemExit):
         openspiel_dqn.parse_args(["--minutes", "0"])
+    # (--eval-hands 0 divided by zero at the first evaluation, mid-training)
+    for flag in ("--eval-hands", "--games"):
+        with pytest.raises(SystemExit):
+            openspiel_dqn.parse_args([flag, "0"])
+        assert f"error: {flag} must be >= 1, got 0" in capsys.readouterr().err
