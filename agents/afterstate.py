@@ -356,7 +356,7 @@ class AfterstateNet:
 
     def __init__(self, path: str | Path, margin: float = 0.0,
                  option: str = "endgame_net", prior: float = 0.0,
-                 candidates: int | None = None) -> None:
+                 candidates: int | None = None, samples: int | None = None) -> None:
         # depart from the heuristic's move only for an afterstate valued at least this many
         # points above the heuristic's (0: always play the best-valued one)
         self.margin = check_number("endgame_margin", margin, 0.0)
@@ -378,6 +378,9 @@ class AfterstateNet:
         self.candidates = int(meta.get("candidates", 0))  # 0: every legal move
         if candidates is not None:  # the fitted count replaced at play time
             self.candidates = check_int("midgame_candidates", candidates, 0)
+        # before the last deal, a move that ends a round is valued with the next round dealt
+        # (as in fitting): the mean over this many deals of it (1: one, the first)
+        self.samples = 1 if samples is None else check_int("midgame_samples", samples, 1)
         self.max_cards = int(meta.get("max_cards", 0))  # 0: any
         for p, (_, m, _) in zip(paths[1:], self.members[1:]):
             for key, default in (("variant", None), ("scope", LAST_DEAL), ("candidates", 0),
@@ -392,6 +395,9 @@ class AfterstateNet:
         if self.scope == LAST_DEAL and self.prior:
             raise ValueError("midgame_prior: the heuristic's scores as a prior apply to a "
                              f"network before the last deal; {path} plays on the last deal")
+        if self.scope == LAST_DEAL and samples is not None:
+            raise ValueError("midgame_samples: the deals a network before the last deal values "
+                             f"a round's last move over; {path} plays on the last deal")
         if self.scope == LAST_DEAL and candidates is not None:
             raise ValueError("midgame_candidates: the heuristic's best-scored moves a network "
                              f"chooses among before the last deal; {path} plays on the last "
@@ -439,13 +445,20 @@ class AfterstateNet:
             if perfect_information(view):
                 return None
             # the afterstates are encoded as the mover sees them (its observation, no other
-            # hand), so any full state consistent with the view gives the same rows (the
-            # view's own state is redacted: no stock, no other hand, which play would misread)
+            # hand), so any full state consistent with the view gives the same rows, except
+            # after a move that ends a round: there the next round is dealt into them, as in
+            # fitting (midgame_samples averages over such deals). The view's own state is
+            # redacted (no stock, no other hand), which play would misread.
             scores = _scorer().scores(view, moves)
             order = top_candidates(scores, self.candidates or len(moves))
             cands = [moves[i] for i in order]
             pri = [scores[i] for i in order]
             v = self.values(view.determinize(random.Random(0)), cands, pri)
+            if self.samples > 1 and ends_round(view, cands):
+                # the afterstates hold the next round's cards: a guess, so average over deals
+                for i in range(1, self.samples):
+                    v = v + self.values(view.determinize(random.Random(i)), cands, pri)
+                v = v / self.samples
             if self.prior:
                 v = v + self.prior * np.asarray(pri, np.float32)
             return cands[int(np.argmax(v))]
@@ -459,6 +472,15 @@ class AfterstateNet:
         v = self.values(st, moves, scores)
         best, own = int(np.argmax(v)), heuristic_pick(scores)
         return moves[best if v[best] - v[own] >= self.margin else own]
+
+
+def ends_round(view: PlayerView, moves: list[Move]) -> bool:
+    """Whether one of ``moves`` ends a round with cards still in the stock (every hand empty
+    after it: the next round is dealt into the afterstate)."""
+    if not view.stock_size or any(n for s, n in enumerate(view.hand_sizes) if s != view.seat):
+        return False
+    hand = view.state.hand_masks[view.seat]
+    return any(not hand & ~m.played_mask for m in moves)
 
 
 def exact_or_learned(view: PlayerView, moves: list[Move], endgame: int,
@@ -479,17 +501,21 @@ def exact_or_learned(view: PlayerView, moves: list[Move], endgame: int,
 
 def afterstate_nets(endgame_net: str | None, endgame_margin: float | None,
                     midgame_net: str | None, midgame_prior: float | None = None,
-                    midgame_candidates: int | None = None
+                    midgame_candidates: int | None = None, midgame_samples: int | None = None
                     ) -> tuple[AfterstateNet | None, AfterstateNet | None]:
     """The agents' options ``endgame_net`` (with ``endgame_margin``) and ``midgame_net``
-    (with ``midgame_prior`` and ``midgame_candidates``) loaded (None where not given), each
-    checked to be a network of its scope (ValueError naming the option)."""
+    (with ``midgame_prior``, ``midgame_candidates`` and ``midgame_samples``) loaded (None
+    where not given), each checked to be a network of its scope (ValueError naming the
+    option)."""
     if endgame_margin is not None and endgame_net is None:
         raise ValueError("endgame_margin: a margin for an endgame_net's departures from the "
                          "heuristic, so it needs endgame_net")
     if midgame_prior is not None and midgame_net is None:
         raise ValueError("midgame_prior: the heuristic's scores added to a midgame_net's "
                          "values, so it needs midgame_net")
+    if midgame_samples is not None and midgame_net is None:
+        raise ValueError("midgame_samples: the deals a midgame_net values a round's last move "
+                         "over, so it needs midgame_net")
     if midgame_candidates is not None and midgame_net is None:
         raise ValueError("midgame_candidates: how many of the heuristic's best-scored moves a "
                          "midgame_net chooses among, so it needs midgame_net")
@@ -501,7 +527,8 @@ def afterstate_nets(endgame_net: str | None, endgame_margin: float | None,
             net = AfterstateNet(path, (endgame_margin or 0.0) if option == "endgame_net"
                                 else 0.0, option,
                                 (midgame_prior or 0.0) if option == "midgame_net" else 0.0,
-                                midgame_candidates if option == "midgame_net" else None)
+                                midgame_candidates if option == "midgame_net" else None,
+                                midgame_samples if option == "midgame_net" else None)
             if net.scope != scope:
                 where = "the last deal" if net.scope == LAST_DEAL else "before the last deal"
                 raise ValueError(f"{option} {path} plays {where} (give it as {other})")

@@ -11,7 +11,9 @@ never the move. ``midgame_net=PATH`` / ``endgame_net=PATH`` replace the shipped 
 scope (a preset that ships none needs both); ``midgame_prior=W`` adds W times the heuristic's
 score of each candidate to its value before the last deal (default 0), ``midgame_candidates=K``
 has it choose among the heuristic's K best-scored moves instead of the count its network was
-fitted on (0: every legal move). The agent plays its
+fitted on (0: every legal move), ``midgame_samples=N`` values a move that ends a round (its
+afterstate holds the next round's cards, as in fitting) by the mean over N deals of that round
+(default 1). The agent plays its
 preset's two-player game with no house switches and refuses any other (``check_rules``), as a
 trained policy does.
 """
@@ -159,13 +161,14 @@ TEACHERS: dict[str, str] = {v: SET_NETWORKS[v][0] for v in STUDENTS}
 
 @cache
 def _load(path: str, option: str, prior: float | None = None,
-          candidates: int | None = None) -> AfterstateNet:
+          candidates: int | None = None, samples: int | None = None) -> AfterstateNet:
     """A network loaded once a process, prior and candidate count (it holds no game state),
     checked to be of the scope ``option`` names."""
     before_last = option == "midgame_net"
     end, mid = afterstate_nets(None if before_last else path, None,
                                path if before_last else None, prior if before_last else None,
-                               candidates if before_last else None)
+                               candidates if before_last else None,
+                               samples if before_last else None)
     return end or mid
 
 
@@ -176,7 +179,8 @@ class NetworksAgent(HeuristicAgent):
 
     def __init__(self, preset: str, seed: int | None = None, midgame_net: str | None = None,
                  endgame_net: str | None = None, midgame_prior: float | None = None,
-                 midgame_candidates: int | None = None) -> None:
+                 midgame_candidates: int | None = None,
+                 midgame_samples: int | None = None) -> None:
         super().__init__(seed)
         if preset not in PRESETS:
             raise ValueError(f"agent 'networks:{preset}': unknown preset (known: "
@@ -188,7 +192,8 @@ class NetworksAgent(HeuristicAgent):
                              "endgame_net=PATH")
         mid = midgame_net if midgame_net is not None else str(ROOT / shipped[0])
         end = endgame_net if endgame_net is not None else str(ROOT / shipped[1])
-        self.midgame_net = _load(mid, "midgame_net", midgame_prior, midgame_candidates)
+        self.midgame_net = _load(mid, "midgame_net", midgame_prior, midgame_candidates,
+                                 midgame_samples)
         self.endgame_net = _load(end, "endgame_net")
         self.rules = self._checked = make_rules(preset, 2)
         for net in (self.midgame_net, self.endgame_net):
@@ -213,10 +218,11 @@ class NetworksAgent(HeuristicAgent):
 
 def load_networks(preset: str, seed: int | None = None, midgame_net: str | None = None,
                   endgame_net: str | None = None, midgame_prior: float | None = None,
-                  midgame_candidates: int | None = None) -> NetworksAgent:
+                  midgame_candidates: int | None = None,
+                  midgame_samples: int | None = None) -> NetworksAgent:
     """Loader for ``make_agent("networks:<preset>")`` (see the module text)."""
     return NetworksAgent(preset.strip().lower(), seed, midgame_net, endgame_net, midgame_prior,
-                         midgame_candidates)
+                         midgame_candidates, midgame_samples)
 
 
 register_loader("networks", load_networks, "PRESET")

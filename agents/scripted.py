@@ -144,7 +144,9 @@ class HeuristicAgent(Agent):
     moves at every two-player decision before the last deal; ``midgame_prior``: it adds this
     many times the heuristic's score of each to its value (default 0), as the search adds its
     prior to the rollouts' mean; ``midgame_candidates``: how many of the heuristic's
-    best-scored moves it chooses among (default: the count it was fitted on; 0: every move).
+    best-scored moves it chooses among (default: the count it was fitted on; 0: every move);
+    ``midgame_samples``: over how many deals of the next round it averages a move that ends a
+    round (its afterstate holds the next round's cards; default 1).
     ``scores`` (the evaluation other agents read as hints and priors) is unchanged by any of
     them.
     """
@@ -152,17 +154,18 @@ class HeuristicAgent(Agent):
     name = "heuristic"
     # the weights one by one, or all of them as ``params``; and the exact last deal
     options = WEIGHTS + ("params", "endgame", "endgame_net", "endgame_margin", "midgame_net",
-                         "midgame_prior", "midgame_candidates")
+                         "midgame_prior", "midgame_candidates", "midgame_samples")
 
     def __init__(self, seed: int | None = None, params: HeuristicParams | None = None,
                  endgame: int = 0, endgame_net: str | None = None,
                  endgame_margin: float | None = None, midgame_net: str | None = None,
                  midgame_prior: float | None = None, midgame_candidates: int | None = None,
-                 **kw: float) -> None:
+                 midgame_samples: int | None = None, **kw: float) -> None:
         super().__init__(seed)
         self.endgame = check_int("endgame", endgame, 0)
         self.endgame_net, self.midgame_net = afterstate_nets(
-            endgame_net, endgame_margin, midgame_net, midgame_prior, midgame_candidates)
+            endgame_net, endgame_margin, midgame_net, midgame_prior, midgame_candidates,
+            midgame_samples)
         unknown = [k for k in kw if k not in WEIGHTS]
         if unknown:
             raise TypeError(f"HeuristicAgent() got an unexpected keyword argument {unknown[0]!r}")

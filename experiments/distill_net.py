@@ -99,7 +99,8 @@ def collect_shard(job: tuple) -> str:
                     order = top_candidates(scores, net.candidates or len(moves))
                     cands, scores = [moves[i] for i in order], [scores[i] for i in order]
                 # the mover's view of the true state: before the last deal its rows hide
-                # what the view hides, so any state consistent with the view gives these
+                # what the view hides (after a round's last move they hold the next round's
+                # true cards, as the teacher was fitted: agents.afterstate, midgame_samples)
                 values = net.values(st, cands, scores)
                 cols = heuristic_columns(st, cands, scores)
                 own = cands[heuristic_pick(scores)]

@@ -152,6 +152,8 @@ def collect_shard(job: tuple) -> str:
             values = rollout_values(view, cands, rollouts, rng, tail, results, exact_last)
             cols = heuristic_columns(st, cands, [scores[i] for i in order])
             for m, v, c in zip(cands, values, cols):
+                # (after a round's last move the row holds the next round's true cards, which
+                # the labels average over: agents.afterstate, midgame_samples)
                 row = afterstate_row(layout, play(st, m, deal_next=False), st.current,
                                      hidden=True)
                 xs.append(np.r_[row, c].astype(np.float16))

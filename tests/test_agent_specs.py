@@ -23,7 +23,8 @@ MODELS = ROOT / "experiments" / "results" / "train"
 SEARCH_OPTIONS = ("simulations, max_candidates, epsilon, game_bonus, fast, policy, prior, "
                   "margin, hand_bonus, guide, guide_temperature, horizon, endgame, tail")
 HEURISTIC_OPTIONS = ("threat, build_keep, potential, residue, per_card, params, endgame, "
-                     "endgame_net, endgame_margin, midgame_net, midgame_prior, midgame_candidates")
+                     "endgame_net, endgame_margin, midgame_net, midgame_prior, midgame_candidates, "
+                     "midgame_samples")
 
 
 def raises(message: str):

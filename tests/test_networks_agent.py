@@ -238,3 +238,43 @@ def test_midgame_candidates_sets_how_many_of_the_heuristics_moves_it_chooses_amo
 
     with pytest.raises(ValueError, match="midgame_candidates: .* plays on the last deal"):
         AfterstateNet(END, option="endgame_net", candidates=3)
+
+
+def test_midgame_samples_averages_a_rounds_last_move_over_deals_of_the_next() -> None:
+    """A move that ends a round before the last deal leads to an afterstate holding the next
+    round's cards (as the networks were fitted); one deal of it is a guess, so
+    ``midgame_samples=N`` values such a decision by the mean over N deals (determinizations
+    0..N-1). Decisions that end no round are unchanged, as is the default (1)."""
+    import random
+
+    import numpy as np
+
+    from agents.afterstate import ends_round
+
+    plain = make_agent("networks:casino", seed=0)
+    four = make_agent("networks:casino,midgame_samples=4", seed=0)
+    assert (plain.midgame_net.samples, four.midgame_net.samples) == (1, 4)
+    heuristic, net = HeuristicAgent(0), four.midgame_net
+    ending = 0
+    for v in _decisions(12, 80):
+        moves = v.legal_moves()
+        if perfect_information(v):
+            continue
+        if not ends_round(v, moves):
+            assert four.choose(v) == plain.choose(v)
+            continue
+        ending += 1
+        scores = heuristic.scores(v, moves)
+        cands = [moves[i] for i in top_candidates(scores, net.candidates)]
+        pri = [scores[moves.index(m)] for m in cands]
+        mean = sum(net.values(v.determinize(random.Random(i)), cands, pri) for i in range(4)) / 4
+        assert four.choose(v) == cands[int(np.argmax(mean))]
+    assert ending > 0
+    with pytest.raises(ValueError, match="midgame_samples must be an int >= 1, got 0"):
+        make_agent("networks:casino,midgame_samples=0")
+    with pytest.raises(ValueError, match="midgame_samples: .* needs midgame_net"):
+        make_agent("heuristic:midgame_samples=3")
+    from agents.afterstate import AfterstateNet
+
+    with pytest.raises(ValueError, match="midgame_samples: .* plays on the last deal"):
+        AfterstateNet(END, option="endgame_net", samples=3)
