@@ -145,12 +145,14 @@ def collect(variant: str, scope: str, hands: int, shards: int, seed: int, worker
 
 def pipeline(variant: str, scope: str, out: Path, runs: Path, shards: int, hands: int,
              workers: int, hidden: int, epochs: int, match_hands: int,
-             networks: tuple[str, str] | None = None, beside: str | None = None) -> dict:
+             networks: tuple[str, str] | None = None, beside: str | None = None,
+             keep_other: bool = False) -> dict:
     """Collect, fit the student (checkpointed: a rerun resumes), save it in ``out`` and play
     the network-alone agent with it against the heuristic (``out``/student_WIDTH_v_heuristic);
     the teacher is ``networks`` where given (see ``teacher``), and beside the student the
     match plays ``beside`` (a network of the other scope, e.g. the before-last student beside
-    a last deal's), else the teacher's. Returns the match's summary."""
+    a last deal's), else the teacher's. Returns the match's summary ({} where ``keep_other``
+    leaves a match of other agents in its folder: ``endgame_net.closing_match``)."""
     from experiments.endgame_net import closing_match, fit, suits_alike
 
     run = runs / f"{variant}_{scope}"
@@ -171,7 +173,8 @@ def pipeline(variant: str, scope: str, out: Path, runs: Path, shards: int, hands
         option, k = ("endgame_net", 1) if scope == "before_last" else ("midgame_net", 0)
         agent += f",{option}={beside if beside is not None else networks[k]}"
     return closing_match(variant, agent,
-                         out / f"student_{hidden}_v_heuristic", match_hands, workers)
+                         out / f"student_{hidden}_v_heuristic", match_hands, workers,
+                         keep_other)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1002,14 +1002,14 @@ def pipeline(variant: str, out: Path, runs: Path = Path("runs/endgame_net"),
              tree_shards: int = 4, walk_shards: int = 24, epochs: int = 6, hands: int = 2000,
              workers: int = 1, threads: int = 1, policy: str | None = None,
              shard_hands: int = 200, hidden: int = 64, lr_schedule: str = "cosine",
-             from_cards: int = 0, above_shards: int = 0) -> dict:
+             from_cards: int = 0, above_shards: int = 0, keep_other: bool = False) -> dict:
     """The network-alone last deal of one preset, end to end and resumable: tree and play-out
     decisions (shards on disk are kept; solved from ``from_cards`` cards in hand where set,
     and then ``above_shards`` shards of the decisions above that valued by the heuristic's
     play-outs, ``collect --above-cards``), the set network (a checkpoint each epoch), and the
     cloned policy with it against the heuristic (``experiments.long_match``, by chunks; none
     with ``hands`` 0, so a preset without a cloned policy needs none). Returns the match's
-    summary ({} without one)."""
+    summary ({} without one; ``keep_other``: see ``closing_match``)."""
     policy = policy or f"experiments/results/train/{variant}/model.zip"
     if hands and not Path(policy).is_file():
         raise SystemExit(f"error: no policy {policy} for {variant} (give --policy PATH)")
@@ -1039,7 +1039,7 @@ def pipeline(variant: str, out: Path, runs: Path = Path("runs/endgame_net"),
         return {}
     print(f"[4/4] the network alone against the heuristic, {hands:,} hands", flush=True)
     return closing_match(variant, f"ppo:{policy},endgame_net={net}",
-                         out / "network_alone_v_heuristic", hands, workers)
+                         out / "network_alone_v_heuristic", hands, workers, keep_other)
 
 
 def fit_set_net(run: Path, out: Path, variant: str, epochs: int, save: Path, checkpoint: Path,
@@ -1052,13 +1052,27 @@ def fit_set_net(run: Path, out: Path, variant: str, epochs: int, save: Path, che
                checkpoint=checkpoint, threads=threads)
 
 
-def closing_match(variant: str, agent: str, out: Path, hands: int, workers: int) -> dict:
+def closing_match(variant: str, agent: str, out: Path, hands: int, workers: int,
+                  keep_other: bool = False) -> dict:
     """The pipelines' closing match: ``agent`` against the heuristic, ``hands`` hands, seed 21,
-    by chunks into ``out`` (resumed); prints and returns its summary."""
+    by chunks into ``out`` (resumed); prints and returns its summary. ``keep_other``: where
+    ``out`` already holds a match of other agents (a committed report), leave it, print a note
+    naming them and return {} instead of refusing (the match reports on the networks; the
+    networks are what a build makes)."""
+    import json
+
     from experiments import long_match
 
     settings = {"variant": variant, "players": 2, "agents": [agent, "heuristic"],
                 "hands": hands, "chunk": min(100, hands), "seed": 21}
+    saved = out / "match.json"
+    if keep_other and saved.is_file():
+        held = json.loads(saved.read_text()).get("agents")
+        if held != settings["agents"]:
+            print(f"closing match skipped: {out} holds a match of {' v '.join(map(str, held))} "
+                  f"(kept; play {agent} v heuristic with experiments.long_match --out elsewhere)",
+                  flush=True)
+            return {}
     s = long_match.run(settings, out, workers, progress=False)
     print(f"{s['agent']} v heuristic: {s['win_rate']:.1%} [{s['lo']:.1%}, {s['hi']:.1%}] of "
           f"{s['hands']:,} hands, {s['diff_per_hand']:+.2f} points/hand")

@@ -260,14 +260,15 @@ def pipeline(variant: str, out: Path, runs: Path = Path("runs/midgame_net"),
              shards: int = 60, rollouts: int = 32, epochs: int = 6, hands: int = 2000,
              workers: int = 1, threads: int = 1, tail: Path | None = None,
              endgame: Path | None = None, shard_hands: int = 200, hidden: int = 64,
-             lr_schedule: str = "cosine") -> dict:
+             lr_schedule: str = "cosine", keep_other: bool = False) -> dict:
     """One preset's network-alone agent end to end and resumable (each step skipped once its
     output is on disk): the boundary value (``experiments.tail_value build``; where the rules
     have none, ``agents.tail_value.tail_supported``, rollouts go to the hand's end) and the last
     deal's network (``experiments.endgame_net pipeline``) where not given and not yet made,
     the rollout-valued afterstates before the last deal (``collect``), their set network (a
     checkpoint each epoch), and the two networks (``make_agent("networks:V,...")``) against
-    the heuristic by chunks. Returns the match's summary."""
+    the heuristic by chunks. Returns the match's summary ({} where ``keep_other`` leaves a
+    match of other agents in its folder: ``endgame_net.closing_match``)."""
     from agents.networks import width_suffix
     from agents.tail_value import tail_supported
     from casino_env.engine import new_game
@@ -311,7 +312,7 @@ def pipeline(variant: str, out: Path, runs: Path = Path("runs/midgame_net"),
     print(f"[3/3] the two networks against the heuristic, {hands:,} hands", flush=True)
     return endgame_net.closing_match(
         variant, f"networks:{variant},midgame_net={net},endgame_net={endgame}",
-        out / "networks_v_heuristic", hands, workers)
+        out / "networks_v_heuristic", hands, workers, keep_other)
 
 
 CURVE_FIELDS = ("shards", "train_decisions", "cpu_minutes", "heuristic_lost", "net_lost",

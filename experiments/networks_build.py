@@ -37,7 +37,12 @@ plays, made in order and resumable across sessions.
 
 The settings are those the shipped spade networks were made with (docs/expert_iteration.md).
 Shards and checkpoints go to ``--work`` (default ``experiments/results/exit/_work_V``, kept
-across sessions and ignored by git); each step is skipped once its output is on disk. The
+across sessions and ignored by git); each step is skipped once its output is on disk. A
+closing match (a report on the networks, not part of the agent) whose folder already holds a
+match of other agents is skipped with a note naming them: royal's and dominican's committed
+reports before the last deal and of their students were played beside earlier last deals
+(``endgame_net_V_pipeline``; the then shipped one), and they stay what the docs cite;
+the networks are what this command makes, and a fresh match would cost hours. The
 made networks are what ``agents.networks.SET_NETWORKS``, ``STUDENTS`` and
 ``LAST_DEAL_STUDENTS`` name for the presets that ship them (steps 5 and 6 are numbered among
 the steps a preset takes).
@@ -176,13 +181,14 @@ def build(variant: str, workers: int = 2, work: Path | None = None,
     summaries = {"last_deal": endgame_net.pipeline(
         variant, out["last_deal"], work, workers=workers, **LAST_DEAL_FIT,
         hands=2000 if policy.is_file() else 0, walk_shards=WALK_SHARDS.get(variant, 24),
-        **cards)}
+        **cards, keep_other=True)}
     end = out["last_deal"] / "set_net.pt"
     print(f"[networks_build 3/{steps}] the network before the last deal into {out['before_last']}",
           flush=True)
     summaries["before_last"] = midgame_net.pipeline(
         variant, out["before_last"], work, shards=n, hands=5000,
-        workers=workers, tail=tail, endgame=end, hidden=before_last_hidden(variant))
+        workers=workers, tail=tail, endgame=end, hidden=before_last_hidden(variant),
+        keep_other=True)
     mid = out["before_last"] / "tail_net.pt"
     step = 3
     if variant not in UNDISTILLED:
@@ -190,17 +196,17 @@ def build(variant: str, workers: int = 2, work: Path | None = None,
         print(f"[networks_build 4/{steps}] its student into {out['student']}", flush=True)
         summaries["student"] = distill_net.pipeline(
             variant, "before_last", out["student"], student_work(variant, work, n),
-            workers=workers, **STUDENT_FIT, networks=(str(mid), str(end)))
+            workers=workers, **STUDENT_FIT, networks=(str(mid), str(end)), keep_other=True)
     if variant in LAST_DEAL_SHARDS:
         step, refitted, k = step + 1, out["last_deal_refit"], LAST_DEAL_SHARDS[variant]
         print(f"[networks_build {step}/{steps}] the last deal's network on {k} play-out shards "
               f"into {refitted}", flush=True)
         endgame_net.pipeline(variant, refitted, sibling(work, k), workers=workers,
                              **LAST_DEAL_FIT | {"epochs": LAST_DEAL_EPOCHS.get(variant, 8)},
-                             hands=0, walk_shards=k, **cards)
+                             hands=0, walk_shards=k, **cards, keep_other=True)
         summaries["last_deal_refit"] = endgame_net.closing_match(
             variant, f"networks:{variant},endgame_net={refitted / 'set_net.pt'}",
-            refitted / "networks_v_heuristic", 5000, workers)
+            refitted / "networks_v_heuristic", 5000, workers, keep_other=True)
     if variant in LAST_DEAL_STUDENTS:
         step += 1
         print(f"[networks_build {step}/{steps}] the last deal's student into "
@@ -208,7 +214,7 @@ def build(variant: str, workers: int = 2, work: Path | None = None,
         summaries["last_deal_student"] = distill_net.pipeline(
             variant, "last_deal", out["last_deal_student"], student_work(variant, work, n),
             workers=workers, **STUDENT_FIT, networks=(str(mid), str(end)),
-            beside=str(out["student"] / "student_256.pt"))
+            beside=str(out["student"] / "student_256.pt"), keep_other=True)
     for name, s in summaries.items():
         if s:
             print(f"{name}: {s['agent']} v heuristic {s['win_rate']:.1%} [{s['lo']:.1%}, "

@@ -18,19 +18,25 @@ def fake_steps(monkeypatch, calls: list) -> None:
         tail_value.tail_path(variant).parent.mkdir(parents=True)
         tail_value.tail_path(variant).write_bytes(b"")
 
-    def end(variant, out, runs, **kw):
+    # every step keeps a committed report of other agents (``keep_other``): checked, then
+    # left out of the recorded settings
+    def end(variant, out, runs, keep_other=False, **kw):
+        assert keep_other
         calls.append(("last_deal", variant, out, runs, kw))
         return {}
 
-    def mid(variant, out, runs, **kw):
+    def mid(variant, out, runs, keep_other=False, **kw):
+        assert keep_other
         calls.append(("before_last", variant, out, runs, kw))
         return {"agent": "networks", "win_rate": 0.5, "lo": 0.4, "hi": 0.6, "hands": 2}
 
-    def student(variant, scope, out, runs, **kw):
+    def student(variant, scope, out, runs, keep_other=False, **kw):
+        assert keep_other
         calls.append(("student", variant, scope, out, runs, kw))
         return {}
 
-    def match(variant, agent, out, hands, workers):
+    def match(variant, agent, out, hands, workers, keep_other=False):
+        assert keep_other
         calls.append(("match", variant, agent, out, hands, workers))
         return {}
 
@@ -320,7 +326,8 @@ def test_a_made_network_needs_no_shards(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(endgame_net, "fit_set_net", refuse)
     monkeypatch.setattr(endgame_net, "fit", refuse)
     monkeypatch.setattr(endgame_net, "closing_match",
-                        lambda variant, agent, out, hands, workers: matches.append(agent) or {})
+                        lambda variant, agent, out, hands, workers, *_: matches.append(agent)
+                        or {})
     for name in ("end/set_net.pt", "mid/tail_net.pt", "student/student_256.pt", "tail.npz"):
         (tmp_path / name).parent.mkdir(exist_ok=True)
         (tmp_path / name).write_bytes(b"")
@@ -345,7 +352,7 @@ def test_the_midgame_pipeline_rolls_tuxedo_out_to_the_hands_end(tmp_path, monkey
     monkeypatch.setattr(midgame_net, "collect", lambda *a: seen.append(("collect", a[-1])))
     monkeypatch.setattr(endgame_net, "fit_set_net", lambda *a, **kw: seen.append(("fit",)))
     monkeypatch.setattr(endgame_net, "closing_match",
-                        lambda variant, agent, out, hands, workers: seen.append(agent) or {})
+                        lambda variant, agent, out, hands, workers, *_: seen.append(agent) or {})
     (tmp_path / "set_net.pt").write_bytes(b"")
     midgame_net.pipeline("tuxedo", tmp_path / "mid", tmp_path / "w", hands=10,
                          endgame=tmp_path / "set_net.pt")
@@ -375,3 +382,82 @@ def test_the_last_deals_pipeline_adds_play_out_labels_above_the_solved_cards(tmp
     collects.clear()
     endgame_net.pipeline("wippen", tmp_path / "end2", tmp_path / "w", hands=0)
     assert [c[0] for c in collects] == ["wippen_tree_h", "wippen_walks"]
+
+
+def committed_copy(tmp_path: Path, variant: str) -> None:
+    """The committed folders of ``variant``'s steps, copied into ``tmp_path`` (the cwd) with
+    a stand-in for its cloned policy: the checkout the command meets."""
+    import shutil
+
+    repo = Path(__file__).resolve().parents[1]
+    for path in networks_build.outputs(variant).values():
+        folder = path.parent if path.suffix else path  # the boundary value is a file
+        if (repo / folder).is_dir():
+            shutil.copytree(repo / folder, tmp_path / folder)
+    policy = tmp_path / f"experiments/results/train/{variant}/model.zip"
+    policy.parent.mkdir(parents=True)
+    policy.write_bytes(b"")
+
+
+@pytest.mark.parametrize("variant", ["royal", "dominican"])
+def test_the_committed_checkout_runs_through(tmp_path, monkeypatch, capsys, variant) -> None:
+    """On the committed files every step is skipped: nothing is collected or fitted, a
+    closing match on disk is only read back, and one whose folder holds a match of other
+    agents (royal's and dominican's reports before the last deal and of their students,
+    played beside earlier last deals) is left as it is, with a note naming them."""
+    import json
+
+    from experiments import long_match
+
+    def refuse(*a, **kw):
+        raise AssertionError("collected or fitted although the network is on disk")
+
+    played: list = []
+
+    def run(settings, out, workers, progress=True):
+        # only a match already played in full, with these settings, is read back
+        assert json.loads((out / "match.json").read_text()) == settings, out
+        played.append(out)
+        return {"agent": settings["agents"][0], "win_rate": 0.5, "lo": 0.4, "hi": 0.6,
+                "hands": settings["hands"], "diff_per_hand": 0.0}
+
+    for module in (endgame_net, midgame_net, distill_net):
+        monkeypatch.setattr(module, "collect", refuse)
+    monkeypatch.setattr(endgame_net, "fit", refuse)
+    monkeypatch.setattr(endgame_net, "fit_set_net", refuse)
+    monkeypatch.setattr(tail_value, "build", refuse)
+    monkeypatch.setattr(long_match, "run", run)
+    monkeypatch.chdir(tmp_path)
+    committed_copy(tmp_path, variant)
+    before = {p: p.read_bytes() for p in Path("experiments").rglob("match.json")}
+    summaries = networks_build.build(variant, workers=1)
+    exit_ = Path("experiments/results/exit")
+    out = networks_build.outputs(variant)
+    assert played == [exit_ / f"endgame_net_{variant}_const/network_alone_v_heuristic",
+                      out["last_deal_refit"] / "networks_v_heuristic"]
+    assert summaries["before_last"] == summaries["student"] == {}
+    printed = capsys.readouterr().out
+    for folder in (out["before_last"] / "networks_v_heuristic",
+                   out["student"] / "student_256_v_heuristic"):
+        assert f"closing match skipped: {folder} holds a match of networks:{variant}" in printed
+    assert f"endgame_net_{variant}_pipeline/set_net.pt v heuristic" in printed
+    # the committed reports are untouched
+    assert {p: p.read_bytes() for p in Path("experiments").rglob("match.json")} == before
+
+
+def test_a_closing_match_of_other_agents_is_kept_only_when_asked(tmp_path, capsys) -> None:
+    """``closing_match`` refuses a folder holding another match (long_match's error) unless
+    ``keep_other``, which leaves it and says whose it is."""
+    import json
+
+    out = tmp_path / "m"
+    out.mkdir()
+    held = {"variant": "wippen", "players": 2, "agents": ["networks:wippen", "heuristic"],
+            "hands": 10, "chunk": 10, "seed": 21}
+    (out / "match.json").write_text(json.dumps(held))
+    with pytest.raises(ValueError, match="holds another match"):
+        endgame_net.closing_match("wippen", "networks:wippen,endgame_net=x.pt", out, 10, 1)
+    assert endgame_net.closing_match("wippen", "networks:wippen,endgame_net=x.pt", out, 10, 1,
+                                     keep_other=True) == {}
+    assert f"{out} holds a match of networks:wippen v heuristic" in capsys.readouterr().out
+    assert json.loads((out / "match.json").read_text()) == held
