@@ -330,3 +330,21 @@ def test_v_tux_score_calls_only_with_the_switch():
     assert not any(m.orange for m in legal_moves(st))
     assert rule_of(st, "5G captures 2R+3Y calling orange") == "V-tux-score"
     assert rule_of(st, "calls orange") == "V-tux-score"
+
+
+def test_v_tux_score_with_earned_a_call_that_reaches_the_target_ends_the_game():
+    """V-earned with V-tux-score's orange_calls: a call's 10 are earned at once, so a call
+    that takes its side to the target ends the game there (95 + 10 = 105 against 96). The
+    game played on, and the other side won by its next capture."""
+    rook = [f"{n}{c}" for n in range(1, 11) for c in "RYGB"]
+    hands, table = [["3G", "10B"], ["9B", "8B"]], ["1R", "2Y", "5G", "5B"]
+    used = set(sum(hands, [])) | set(table)
+    rest = [c for c in rook if c not in used and c[:-1] != "5"] + ["5R", "5Y"]
+    st = State.from_spec({"variant": "tuxedo", "players": 2, "hands": hands, "table": table,
+                          "stock": rest[-8:], "piles": [rest[:13], rest[13:-8]],
+                          "scores": [96, 95], "dealer": 1, "current": 0,
+                          "rules": {"earned": True, "orange_calls": True}})
+    st = apply_move(st, "3G captures 1R+2Y")  # an orange, not called
+    assert not st.game_over and [str(m) for m in legal_moves(st)][0] == "calls orange"
+    st = apply_move(st, "calls orange")
+    assert st.game_over and st.winner == 1 and st.events == ((1, "orange call", 10),)

@@ -216,6 +216,8 @@ def play(state: State, m: Move, deal_next: bool = True) -> State:
     if kind == "call":  # V-tux-score: the previous capture's orange, called by the next player
         st.events = st.events + ((side, "orange call", TUX_ORANGE),)
         st.pending_orange = None
+        if r.earned_wins:  # V-earned: points scored in play, a call's too, may end the game
+            _earned_win(st)
         return st
     pm, tm = m.played_mask, m.taken_mask
     if r.deck.copies > 1 and (pm & ~st.hand_masks[seat] or tm & ~st.table_mask()):
