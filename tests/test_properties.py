@@ -585,21 +585,30 @@ def check_game_end(r, start: tuple, totals: list[int], instant: list[int], met: 
     difference = getattr(r, "difference", False)
     if r.countout and not difference and len(reached) > 1 and max(start) < target:
         run = list(start)
+        first = None
+        by_item: dict = {}  # item -> its awards (an item may give several sides points)
         for item, s, pts in counted:
-            if item == "sweeps":
-                continue
-            run[s] += pts
-            if run[s] >= target:
-                assert new.game_over and new.winner == s, (new.winner, s)
-                return
-        swept = {s: sum(p for it, sd, p in counted if it == "sweeps" and sd == s)
-                 for s in reached}
-        tops = [s for s in reached if swept[s] == max(swept.values())]
-        if len(tops) == 1:
-            assert new.game_over and new.winner == tops[0]
-        else:
-            assert not new.game_over
-        return
+            if item != "sweeps":
+                by_item.setdefault(item, []).append((s, pts))
+        for awards in by_item.values():  # (dicts keep the count's order)
+            for s, pts in awards:
+                run[s] += pts
+            crossed = [s for s in range(len(run)) if run[s] >= target]
+            if crossed:
+                first = crossed  # one side: it wins; several at once: none was first
+                break
+        if first is not None and len(first) == 1:
+            assert new.game_over and new.winner == first[0], (new.winner, first)
+            return
+        if first is None:
+            swept = {s: sum(p for it, sd, p in counted if it == "sweeps" and sd == s)
+                     for s in reached}
+            tops = [s for s in reached if swept[s] == max(swept.values())]
+            if len(tops) == 1:
+                assert new.game_over and new.winner == tops[0]
+            else:
+                assert not new.game_over
+            return
     best = max(totals)
     tops = [s for s, t in enumerate(totals) if t == best]
     if len(tops) > 1 and r.variant == "swedish":  # V-swe-end

@@ -392,6 +392,25 @@ def test_v_countout_casino_spades_before_big_casino_and_aces():
     assert st.game_over and st.winner == 0
 
 
+def test_v_countout_an_item_that_takes_two_sides_to_the_target_names_no_one_first():
+    """V-countout (decision, docs/rules.md Count-out): an item that gives points to several
+    sides is counted for all at once; if it takes more than one to the target none was first
+    and the higher total wins (C-game). Swazi's cards tied 26-26 give 1 each (20 + 1 both);
+    spade's spades give each side its own (58 + 3, 60 + 10). It went to side 0 whichever
+    piles it held."""
+    swazi = split(26, ["AS", "3S", "4S", "5S", "6S", "7S", "10D"], hold=())
+    for piles, winner in ((swazi, 1), (swazi[::-1], 0)):
+        st = end_hand(piles[:1] + [piles[1][:-1]], [20, 20], variant="swazi",
+                      last=piles[1][-1], last_capturer=1, rules={"countout": True})
+        assert sorted(st.scores) == [24, 27] and st.game_over and st.winner == winner
+        assert st.scores[winner] == 27
+    spade = split(26, ["3S", "4S", "5S"], hold=())
+    for piles, start, winner in ((spade, [58, 60], 1), (spade[::-1], [60, 58], 0)):
+        st = end_hand(piles[:1] + [piles[1][:-1]], start, variant="spade",
+                      last=piles[1][-1], last_capturer=1, rules={"countout": True})
+        assert sorted(st.scores) == [61, 78] and st.game_over and st.winner == winner
+
+
 # -- V-earned -----------------------------------------------------------------------------------
 
 def test_v_earned_game_ends_during_play():

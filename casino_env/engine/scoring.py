@@ -287,16 +287,22 @@ def decide(rules: Rules, start: tuple, points: list[int], counted: list,
         return reached[0] if reached else None
     if rules.countout and counted and max(start) < target:
         run = list(start)
-        for item, side, pts in counted:
-            if item == "sweeps":
-                continue
+        items = [(item, side, pts) for item, side, pts in counted if item != "sweeps"]
+        for k, (item, side, pts) in enumerate(items):
             run[side] += pts
-            if run[side] >= target:
-                return side
-        swept = {s: sum(p for it, sd, p in counted if it == "sweeps" and sd == s) for s in reached}
-        best = max(swept.values())
-        tops = [s for s in reached if swept[s] == best]
-        return tops[0] if len(tops) == 1 else None
+            if k + 1 < len(items) and items[k + 1][0] == item:
+                continue  # an item's awards are counted together (a tie gives each side some)
+            crossed = [s for s in range(len(run)) if run[s] >= target]
+            if len(crossed) == 1:
+                return crossed[0]
+            if crossed:  # several reach the target on one item: none first (decision: C-game)
+                break
+        else:  # nobody reached it before the sweeps: the most sweeps among those who did
+            swept = {s: sum(p for it, sd, p in counted if it == "sweeps" and sd == s)
+                     for s in reached}
+            best = max(swept.values())
+            tops = [s for s in reached if swept[s] == best]
+            return tops[0] if len(tops) == 1 else None
     best = max(totals)
     tops = [s for s, t in enumerate(totals) if t == best]
     if len(tops) > 1 and rules.preset.tiebreak == "spades" and piles:
