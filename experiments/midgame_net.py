@@ -260,7 +260,8 @@ def pipeline(variant: str, out: Path, runs: Path = Path("runs/midgame_net"),
              shards: int = 60, rollouts: int = 32, epochs: int = 6, hands: int = 2000,
              workers: int = 1, threads: int = 1, tail: Path | None = None,
              endgame: Path | None = None, shard_hands: int = 200, hidden: int = 64,
-             lr_schedule: str = "cosine", keep_other: bool = False) -> dict:
+             lr_schedule: str = "cosine", keep_other: bool = False,
+             net_name: str = "tail_net.pt", match_out: Path | None = None) -> dict:
     """One preset's network-alone agent end to end and resumable (each step skipped once its
     output is on disk): the boundary value (``experiments.tail_value build``; where the rules
     have none, ``agents.tail_value.tail_supported``, rollouts go to the hand's end) and the last
@@ -268,7 +269,9 @@ def pipeline(variant: str, out: Path, runs: Path = Path("runs/midgame_net"),
     the rollout-valued afterstates before the last deal (``collect``), their set network (a
     checkpoint each epoch), and the two networks (``make_agent("networks:V,...")``) against
     the heuristic by chunks. Returns the match's summary ({} where ``keep_other`` leaves a
-    match of other agents in its folder: ``endgame_net.closing_match``)."""
+    match of other agents in its folder: ``endgame_net.closing_match``). ``net_name``: the
+    network's file in ``out``; ``match_out``: the match's folder (default
+    ``out``/networks_v_heuristic), both for a network made before this pipeline named its."""
     from agents.networks import width_suffix
     from agents.tail_value import tail_supported
     from casino_env.engine import new_game
@@ -297,7 +300,7 @@ def pipeline(variant: str, out: Path, runs: Path = Path("runs/midgame_net"),
     # named by the shard count (and a width other than 64): a refit on more shards, or wider,
     # in the same work folder resumes its own fit, never the earlier one's
     ckpt = runs / f"{variant}_tail_{shards}{width_suffix(hidden)}.ckpt"
-    net = out / "tail_net.pt"
+    net = out / net_name
     if net.exists():  # the shards only feed the fit: a fresh checkout need not remake them
         print(f"[1-2/3] {net} is there (delete it and {ckpt} to collect and fit again)",
               flush=True)
@@ -312,7 +315,7 @@ def pipeline(variant: str, out: Path, runs: Path = Path("runs/midgame_net"),
     print(f"[3/3] the two networks against the heuristic, {hands:,} hands", flush=True)
     return endgame_net.closing_match(
         variant, f"networks:{variant},midgame_net={net},endgame_net={endgame}",
-        out / "networks_v_heuristic", hands, workers, keep_other)
+        match_out or out / "networks_v_heuristic", hands, workers, keep_other)
 
 
 CURVE_FIELDS = ("shards", "train_decisions", "cpu_minutes", "heuristic_lost", "net_lost",

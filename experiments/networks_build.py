@@ -8,7 +8,8 @@ plays, made in order and resumable across sessions.
    none where the rules define none (``agents.tail_value.tail_supported``: tuxedo's event
    points), and step 3's rollouts then go to the hand's end;
 2. the last deal's set network on exact values (``experiments.endgame_net pipeline``, a
-   constant rate, 8 epochs, 24 play-out shards or ``WALK_SHARDS``; solved from
+   constant rate, 8 epochs, 4 tree shards or ``TREE_SHARDS``, 24 play-out shards or
+   ``WALK_SHARDS``; solved from
    ``FROM_CARDS`` cards in hand where a deal is too large to solve whole, with
    ``ABOVE_SHARDS`` shards of the decisions above them valued by play-outs) into
    ``endgame_net_V_const``, and the cloned policy with it
@@ -17,8 +18,9 @@ plays, made in order and resumable across sessions.
    pipeline``, 30 shards of 200 hands, ``PIPELINE_SHARDS``, ``BEFORE_LAST_SHARDS`` or
    ``--before-last-shards``; 64 wide or ``BEFORE_LAST_HIDDEN``) into
    ``midgame_net_V_pipeline`` (``midgame_net_V_N`` for N shards other than 30 or
-   ``PIPELINE_SHARDS``, ``_hH`` after it for a width H other than 64), and the two
-   networks against the heuristic, 5,000 hands;
+   ``PIPELINE_SHARDS``, ``_hH`` after it for a width H other than 64; casino's, made before
+   the pipeline with its settings, into ``BEFORE_LAST_FILE``'s file and its match there), and
+   the two networks against the heuristic, 5,000 hands;
 4. its MLP student (``experiments.distill_net pipeline``, 256 wide) into ``distill_net_V``
    (``distill_net_V_N``, its shards in the work folder's sibling ``_work_VN``, so that none
    valued by another teacher is reused), and the agent with it against the heuristic, 5,000
@@ -74,7 +76,11 @@ EXIT = Path("experiments/results/exit")
 # cards each, and 24 shards held 43k decisions; krypkasino's last deal is 2 cards each (the
 # two decks' last 4 cards), about 580 decisions a shard; dominican's tree shards hold few
 # decisions, and its shipped network was fitted on 40 (twenty-sixth session)
-WALK_SHARDS = {"tuxedo": 240, "hungarian": 160, "krypkasino": 240, "dominican": 40}
+# casino's shipped network (twenty-seventh session) on 16 tree and 52 play-out shards
+WALK_SHARDS = {"tuxedo": 240, "hungarian": 160, "krypkasino": 240, "dominican": 40,
+               "casino": 52}
+# tree shards of the last deal's data where not 4 (casino's, as above; its fits.csv)
+TREE_SHARDS = {"casino": 16}
 # where the last deal is too large to solve whole, the cards a mover holds from which it is
 # solved (``endgame_net collect --from-cards``; the network plays from there, the heuristic
 # before): swazi deals 12 cards each, and solving from 6 took about a minute a hand, from 5
@@ -88,8 +94,19 @@ ABOVE_SHARDS = {"swazi": 12}
 
 # shards of 200 hands in ``midgame_net_V_pipeline`` where not 30: royal's and dominican's
 # networks before the last deal were made by ``midgame_net pipeline`` on 60 (twenty-second to
-# twenty-sixth sessions), before this command, into the folder it names for its default
-PIPELINE_SHARDS = {"royal": 60, "dominican": 60}
+# twenty-sixth sessions), before this command, into the folder it names for its default;
+# casino's on 60 too (``BEFORE_LAST_FILE``)
+PIPELINE_SHARDS = {"royal": 60, "dominican": 60, "casino": 60}
+# preset -> (folder, network file, closing match's folder) of its shipped network before the
+# last deal where not ``midgame_net_V_pipeline``'s tail_net.pt and networks_v_heuristic:
+# casino's came before the pipeline, from ``midgame_net collect`` (60 shards of 200 hands,
+# seed 2, 32 rollouts to the boundary value: the pipeline's collect) and ``endgame_net fit``
+# (set, 64 wide, 2 layers, centered, suit swaps, 6 epochs, cosine, seed 0: the pipeline's fit)
+# into midgame_net_casino/tail60_net.pt (its fits.csv holds the fits on fewer shards too);
+# the match of the two networks is networks_casino_const_v_heuristic (twenty-seventh
+# session, played as ``networks:casino,endgame_net=...``, so kept, not played again)
+BEFORE_LAST_FILE = {"casino": ("midgame_net_casino", "tail60_net.pt",
+                               "networks_casino_const_v_heuristic")}
 
 
 # the settings every last deal's set network and every student is made with (steps 2 and 5;
@@ -129,6 +146,8 @@ def outputs(variant: str, shards: int | None = None) -> dict[str, Path]:
     out = {"tail": tail_value.tail_path(variant),
            "last_deal": EXIT / f"endgame_net_{variant}_const",
            "before_last": (EXIT / before_last_folder(variant, n) if n
+                           else EXIT / BEFORE_LAST_FILE[variant][0]
+                           if variant in BEFORE_LAST_FILE
                            else endgame_net.pipeline_out("midgame_net", variant))}
     if variant not in UNDISTILLED:
         out |= {"student": student,
@@ -136,6 +155,29 @@ def outputs(variant: str, shards: int | None = None) -> dict[str, Path]:
     if variant in LAST_DEAL_SHARDS:
         out["last_deal_refit"] = EXIT / last_deal_refit(variant)
     return out
+
+
+def networks(variant: str, shards: int | None = None) -> dict[str, Path]:
+    """The network file each step of ``outputs`` writes (``shards`` as there)."""
+    out = outputs(variant, shards)
+    mid = BEFORE_LAST_FILE[variant][1] if variant in BEFORE_LAST_FILE and not \
+        refit(variant, shards) else "tail_net.pt"
+    files = {"last_deal": out["last_deal"] / "set_net.pt",
+             "before_last": out["before_last"] / mid}
+    files |= {k: out[k] / "student_256.pt" for k in ("student", "last_deal_student") if k in out}
+    if "last_deal_refit" in out:
+        files["last_deal_refit"] = out["last_deal_refit"] / "set_net.pt"
+    return files
+
+
+def played(variant: str, shards: int | None = None) -> tuple[Path, Path]:
+    """The two networks ``networks:V`` plays once the command has made them (before the last
+    deal, on it): what ``agents.networks.SHIPPED`` names for a preset that ships them."""
+    files = networks(variant, shards)
+    mid = files.get("student", files["before_last"])
+    end = files["last_deal_student"] if variant in LAST_DEAL_STUDENTS else \
+        files.get("last_deal_refit", files["last_deal"])
+    return mid, end
 
 
 def student_work(variant: str, work: Path, shards: int | None = None) -> Path:
@@ -180,16 +222,20 @@ def build(variant: str, workers: int = 2, work: Path | None = None,
     cards = dict(from_cards=FROM_CARDS.get(variant, 0), above_shards=ABOVE_SHARDS.get(variant, 0))
     summaries = {"last_deal": endgame_net.pipeline(
         variant, out["last_deal"], work, workers=workers, **LAST_DEAL_FIT,
-        hands=2000 if policy.is_file() else 0, walk_shards=WALK_SHARDS.get(variant, 24),
-        **cards, keep_other=True)}
-    end = out["last_deal"] / "set_net.pt"
+        hands=2000 if policy.is_file() else 0, tree_shards=TREE_SHARDS.get(variant, 4),
+        walk_shards=WALK_SHARDS.get(variant, 24), **cards, keep_other=True)}
+    files = networks(variant, n)
+    end = files["last_deal"]
+    named = {} if refit(variant, n) or variant not in BEFORE_LAST_FILE else \
+        {"net_name": files["before_last"].name,
+         "match_out": EXIT / BEFORE_LAST_FILE[variant][2]}
     print(f"[networks_build 3/{steps}] the network before the last deal into {out['before_last']}",
           flush=True)
     summaries["before_last"] = midgame_net.pipeline(
         variant, out["before_last"], work, shards=n, hands=5000,
         workers=workers, tail=tail, endgame=end, hidden=before_last_hidden(variant),
-        keep_other=True)
-    mid = out["before_last"] / "tail_net.pt"
+        keep_other=True, **named)
+    mid = files["before_last"]
     step = 3
     if variant not in UNDISTILLED:
         step = 4
@@ -214,7 +260,7 @@ def build(variant: str, workers: int = 2, work: Path | None = None,
         summaries["last_deal_student"] = distill_net.pipeline(
             variant, "last_deal", out["last_deal_student"], student_work(variant, work, n),
             workers=workers, **STUDENT_FIT, networks=(str(mid), str(end)),
-            beside=str(out["student"] / "student_256.pt"), keep_other=True)
+            beside=str(files["student"]), keep_other=True)
     for name, s in summaries.items():
         if s:
             print(f"{name}: {s['agent']} v heuristic {s['win_rate']:.1%} [{s['lo']:.1%}, "

@@ -75,7 +75,7 @@ def test_the_steps_run_in_order_with_the_shipped_settings(tmp_path, monkeypatch)
     # no cloned policy in this folder: the last deal's step plays no closing match
     assert last == ("last_deal", "wippen", exit_ / "endgame_net_wippen_const", work,
                     dict(workers=2, lr_schedule="constant", epochs=8, hands=0,
-                         walk_shards=24, from_cards=0, above_shards=0))
+                         tree_shards=4, walk_shards=24, from_cards=0, above_shards=0))
     assert before == ("before_last", "wippen", exit_ / "midgame_net_wippen_pipeline", work,
                       dict(shards=30, hands=5000, workers=2,
                            tail=exit_ / "tail_value_wippen/tail.npz",
@@ -239,9 +239,9 @@ def test_royal_and_dominican_are_remade_as_they_were_made(tmp_path, monkeypatch)
 
 def test_the_command_settings_are_the_shipped_networks_records() -> None:
     """The shards each shipped network was fitted on (its fits.csv) are those the command
-    collects for its preset: before the last deal and on it (casino's came from its own
-    pipelines, over several sizes), the width of the network before it, and the epochs of the
-    last deal's."""
+    collects for its preset: before the last deal and on it (casino's network before it shares
+    its fits.csv with fits on fewer shards: its row is the last), the width of the network
+    before it, and the epochs of the last deal's; casino's last deal's tree shards too."""
     import csv
 
     from agents.networks import (
@@ -252,31 +252,45 @@ def test_the_command_settings_are_the_shipped_networks_records() -> None:
     )
 
     for v, (mid, end) in SET_NETWORKS.items():
-        if v == "casino":
-            continue
         for path, shards in ((mid, networks_build.before_last_shards(v)),
                              (end, LAST_DEAL_SHARDS.get(v, networks_build.WALK_SHARDS.get(v, 24)))):
             with open(Path(path).parent / "fits.csv") as f:
                 rows = list(csv.DictReader(f))
+            if path == mid and v == "casino":
+                rows = rows[-1:]
             assert [int(r["shards"]) for r in rows] == [shards], (v, path)
             if path == mid:  # and its width (tuxedo's 128, BEFORE_LAST_HIDDEN)
                 assert int(rows[0]["hidden"]) == BEFORE_LAST_HIDDEN.get(v, 64), (v, path)
         # and the epochs of the last deal's (hungarian's refit 24, LAST_DEAL_EPOCHS)
         assert int(rows[0]["epochs"]) == LAST_DEAL_EPOCHS.get(v, 8), (v, end)
+
     # a width other than 64 is a refit into a folder named by it: its shards are named too
     assert set(BEFORE_LAST_HIDDEN) <= set(networks_build.BEFORE_LAST_SHARDS)
 
 
 def test_the_shipped_networks_are_those_the_command_makes() -> None:
     """``networks:V`` plays the files ``networks_build`` writes (and, finding them, makes no
-    more) for every preset but casino, whose came before the command, from its own pipelines."""
-    from agents.networks import LAST_DEAL_STUDENTS, SET_NETWORKS, STUDENTS, UNDISTILLED
+    more) for every preset, casino's included (made before the command, named by
+    ``BEFORE_LAST_FILE``), and the students' teachers are the set networks it makes."""
+    from agents.networks import (
+        LAST_DEAL_STUDENTS,
+        SET_NETWORKS,
+        SHIPPED,
+        STUDENTS,
+        TEACHERS,
+        UNDISTILLED,
+    )
 
+    for v, (mid, end) in SHIPPED.items():
+        assert networks_build.played(v) == (Path(mid), Path(end)), v
+        files = networks_build.networks(v)
+        assert files["before_last"] == Path(SET_NETWORKS[v][0]), v
+        assert files.get("last_deal_refit", files["last_deal"]) == Path(SET_NETWORKS[v][1]), v
+        if v in TEACHERS:
+            assert files["before_last"] == Path(TEACHERS[v]), v
     for v, (mid, end) in SET_NETWORKS.items():
-        if v == "casino":
-            continue
         out = networks_build.outputs(v)
-        assert Path(mid) == out["before_last"] / "tail_net.pt", v
+        assert Path(mid).parent == out["before_last"], v
         assert Path(end) == out.get("last_deal_refit", out["last_deal"]) / "set_net.pt", v
         if v in UNDISTILLED:  # its set network plays itself: the command makes no student
             assert v not in STUDENTS and "student" not in out, v
@@ -390,8 +404,12 @@ def committed_copy(tmp_path: Path, variant: str) -> None:
     import shutil
 
     repo = Path(__file__).resolve().parents[1]
-    for path in networks_build.outputs(variant).values():
-        folder = path.parent if path.suffix else path  # the boundary value is a file
+    folders = [p.parent if p.suffix else p  # the boundary value is a file
+               for p in networks_build.outputs(variant).values()]
+    if variant in networks_build.BEFORE_LAST_FILE:  # and the folder of its closing match
+        folders.append(Path("experiments/results/exit")
+                       / networks_build.BEFORE_LAST_FILE[variant][2])
+    for folder in folders:
         if (repo / folder).is_dir():
             shutil.copytree(repo / folder, tmp_path / folder)
     policy = tmp_path / f"experiments/results/train/{variant}/model.zip"
@@ -399,12 +417,13 @@ def committed_copy(tmp_path: Path, variant: str) -> None:
     policy.write_bytes(b"")
 
 
-@pytest.mark.parametrize("variant", ["royal", "dominican"])
+@pytest.mark.parametrize("variant", ["royal", "dominican", "casino"])
 def test_the_committed_checkout_runs_through(tmp_path, monkeypatch, capsys, variant) -> None:
     """On the committed files every step is skipped: nothing is collected or fitted, a
     closing match on disk is only read back, and one whose folder holds a match of other
     agents (royal's and dominican's reports before the last deal and of their students,
-    played beside earlier last deals) is left as it is, with a note naming them."""
+    played beside earlier last deals; casino's, played as ``networks:casino`` with the last
+    deal named) is left as it is, with a note naming them."""
     import json
 
     from experiments import long_match
@@ -429,20 +448,22 @@ def test_the_committed_checkout_runs_through(tmp_path, monkeypatch, capsys, vari
     monkeypatch.setattr(long_match, "run", run)
     monkeypatch.chdir(tmp_path)
     committed_copy(tmp_path, variant)
-    before = {p: p.read_bytes() for p in Path("experiments").rglob("match.json")}
+    reports = {p: p.read_bytes() for p in Path("experiments").rglob("match.json")}
     summaries = networks_build.build(variant, workers=1)
     exit_ = Path("experiments/results/exit")
     out = networks_build.outputs(variant)
-    assert played == [exit_ / f"endgame_net_{variant}_const/network_alone_v_heuristic",
-                      out["last_deal_refit"] / "networks_v_heuristic"]
+    assert played == [exit_ / f"endgame_net_{variant}_const/network_alone_v_heuristic"] + \
+        [out[k] / "networks_v_heuristic" for k in ("last_deal_refit",) if k in out]
     assert summaries["before_last"] == summaries["student"] == {}
     printed = capsys.readouterr().out
-    for folder in (out["before_last"] / "networks_v_heuristic",
-                   out["student"] / "student_256_v_heuristic"):
+    before = (exit_ / "networks_casino_const_v_heuristic" if variant == "casino"
+              else out["before_last"] / "networks_v_heuristic")
+    for folder in (before, out["student"] / "student_256_v_heuristic"):
         assert f"closing match skipped: {folder} holds a match of networks:{variant}" in printed
-    assert f"endgame_net_{variant}_pipeline/set_net.pt v heuristic" in printed
+    if variant != "casino":
+        assert f"endgame_net_{variant}_pipeline/set_net.pt v heuristic" in printed
     # the committed reports are untouched
-    assert {p: p.read_bytes() for p in Path("experiments").rglob("match.json")} == before
+    assert {p: p.read_bytes() for p in Path("experiments").rglob("match.json")} == reports
 
 
 def test_a_closing_match_of_other_agents_is_kept_only_when_asked(tmp_path, capsys) -> None:
@@ -461,3 +482,28 @@ def test_a_closing_match_of_other_agents_is_kept_only_when_asked(tmp_path, capsy
                                      keep_other=True) == {}
     assert f"{out} holds a match of networks:wippen v heuristic" in capsys.readouterr().out
     assert json.loads((out / "match.json").read_text()) == held
+
+
+def test_casino_is_made_as_its_shipped_networks_were(tmp_path, monkeypatch) -> None:
+    """Casino (the command's default) plays networks made before the command: its last deal
+    on 16 tree and 52 play-out shards (twenty-seventh session), the network before it on 60
+    shards as midgame_net_casino/tail60_net.pt, whose match with that last deal is
+    networks_casino_const_v_heuristic; the command makes those, and its student of them."""
+    monkeypatch.chdir(tmp_path)
+    calls: list = []
+    fake_steps(monkeypatch, calls)
+    exit_ = Path("experiments/results/exit")
+    networks_build.build("casino", workers=2)
+    last, before, student = calls[-3:]
+    assert (last[2], last[4]["tree_shards"], last[4]["walk_shards"]) == (
+        exit_ / "endgame_net_casino_const", 16, 52)
+    assert before[2] == exit_ / "midgame_net_casino" and before[4]["shards"] == 60
+    assert (before[4]["net_name"], before[4]["match_out"]) == (
+        "tail60_net.pt", exit_ / "networks_casino_const_v_heuristic")
+    assert student[3:5] == (exit_ / "distill_net_casino", exit_ / "_work_casino")
+    assert student[5]["networks"] == (str(exit_ / "midgame_net_casino/tail60_net.pt"),
+                                      str(exit_ / "endgame_net_casino_const/set_net.pt"))
+    # a refit on other shards goes to folders of its own, named as any preset's
+    calls.clear()
+    networks_build.build("casino", workers=2, before_last=30)
+    assert calls[1][2] == exit_ / "midgame_net_casino_30" and "net_name" not in calls[1][4]
