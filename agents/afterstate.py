@@ -303,12 +303,16 @@ def build_net(meta: dict, rules: Rules):  # -> torch.nn.Module
 
 def save_net(path: Path, net, meta: dict) -> None:
     """Write ``net``'s weights (float16, small) with what rebuilding it needs (``meta``:
-    variant, width, hidden, residual, ranks)."""
+    variant, width, hidden, residual, ranks), through a temporary file replaced at once, so
+    that a kill mid-write leaves no truncated network at ``path``."""
     import torch
 
+    path = Path(path)
     state = {k: v.half() for k, v in net.state_dict().items()}
     path.parent.mkdir(parents=True, exist_ok=True)
-    torch.save({"meta": meta, "state_dict": state}, path)
+    tmp = path.with_name(path.name + ".tmp")
+    torch.save({"meta": meta, "state_dict": state}, tmp)
+    tmp.replace(path)
 
 
 def _load_member(path: str, option: str) -> tuple:  # -> (forward pass, dict, Rules)

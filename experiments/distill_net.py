@@ -153,13 +153,15 @@ def pipeline(variant: str, scope: str, out: Path, runs: Path, shards: int, hands
     match plays ``beside`` (a network of the other scope, e.g. the before-last student beside
     a last deal's), else the teacher's. Returns the match's summary ({} where ``keep_other``
     leaves a match of other agents in its folder: ``endgame_net.closing_match``)."""
-    from experiments.endgame_net import closing_match, fit, suits_alike
+    from experiments.endgame_net import closing_match, fit, fitted, suits_alike, unrecorded
 
     run = runs / f"{variant}_{scope}"
     save = out / f"student_{hidden}.pt"
-    if save.exists():  # the shards only feed the fit: a fresh checkout need not remake them
+    # the shards only feed the fit: a fresh checkout need not remake them
+    if fitted(save, shards, hidden):
         print(f"[1-2/3] {save} is there (delete it to collect and fit again)", flush=True)
     else:
+        unrecorded(save)
         print(f"[1/3] {shards} shards of the teacher's values into {run}", flush=True)
         collect(variant, scope, hands, shards, 1, workers, run, networks)
         print(f"[2/3] the student ({hidden} wide) into {save}", flush=True)

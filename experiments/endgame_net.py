@@ -1015,9 +1015,11 @@ def pipeline(variant: str, out: Path, runs: Path = Path("runs/endgame_net"),
         raise SystemExit(f"error: no policy {policy} for {variant} (give --policy PATH)")
     tree, walks = runs / f"{variant}_tree_h", runs / f"{variant}_walks"
     net = out / "set_net.pt"
-    if net.exists():  # the shards only feed the fit: a fresh checkout need not remake them
+    # the shards only feed the fit: a fresh checkout need not remake them
+    if fitted(net, walk_shards, hidden):
         print(f"[1-3/4] {net} is there (delete it to collect and fit again)", flush=True)
     else:
+        unrecorded(net)
         print(f"[1/4] {tree_shards} tree shards into {tree}", flush=True)
         collect(variant, shard_hands, tree_shards, 7, workers, tree, 0.02, scores=True,
                 from_cards=from_cards)
@@ -1040,6 +1042,25 @@ def pipeline(variant: str, out: Path, runs: Path = Path("runs/endgame_net"),
     print(f"[4/4] the network alone against the heuristic, {hands:,} hands", flush=True)
     return closing_match(variant, f"ppo:{policy},endgame_net={net}",
                          out / "network_alone_v_heuristic", hands, workers, keep_other)
+
+
+def fitted(net: Path, shards: int, hidden: int) -> bool:
+    """Whether a pipeline's fit of ``net`` is done: the network is on disk and its folder's
+    fits.csv holds a row of a fit on ``shards`` shards ``hidden`` wide, written after it, so a
+    fit cut between the two is done again (from its checkpoint: only its tail)."""
+    rows = net.parent / "fits.csv"
+    if not net.is_file() or not rows.is_file():
+        return False
+    with rows.open() as f:
+        return any((int(r["shards"]), int(r["hidden"])) == (shards, hidden)
+                   for r in csv.DictReader(f))
+
+
+def unrecorded(net: Path) -> None:
+    """Say so where ``net`` is on disk but not its fit's row (``fitted``): the step runs again."""
+    if net.exists():
+        print(f"{net} is there but {net.parent / 'fits.csv'} holds no row of its fit (cut "
+              "short): its fit is finished again", flush=True)
 
 
 def fit_set_net(run: Path, out: Path, variant: str, epochs: int, save: Path, checkpoint: Path,

@@ -301,10 +301,12 @@ def pipeline(variant: str, out: Path, runs: Path = Path("runs/midgame_net"),
     # in the same work folder resumes its own fit, never the earlier one's
     ckpt = runs / f"{variant}_tail_{shards}{width_suffix(hidden)}.ckpt"
     net = out / net_name
-    if net.exists():  # the shards only feed the fit: a fresh checkout need not remake them
+    # the shards only feed the fit: a fresh checkout need not remake them
+    if endgame_net.fitted(net, shards, hidden):
         print(f"[1-2/3] {net} is there (delete it and {ckpt} to collect and fit again)",
               flush=True)
     else:
+        endgame_net.unrecorded(net)
         to = tail or "the hand's end (no boundary value is defined for these rules)"
         print(f"[1/3] {shards} shards of {shard_hands} hands valued by {rollouts} rollouts "
               f"to {to} into {run}", flush=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -275,6 +276,59 @@ def test_the_pipeline_collects_fits_and_plays_then_resumes_without_redoing(tmp_p
     # without a closing match (a preset with no cloned policy) no policy is needed
     assert pipeline("casino", out, runs, tree_shards=1, walk_shards=2, hands=0,
                     policy=str(tmp_path / "none.zip")) == {}
+
+
+def test_a_fit_cut_after_its_network_is_saved_is_finished_on_rerun(tmp_path,
+                                                                   monkeypatch) -> None:
+    """A kill between ``save_net`` and the fits.csv row (the forward pass over every row sits
+    between them) left a network the pipeline took as done, its record lost for good: the
+    step now needs both, and a rerun finishes the fit from its checkpoint, no shard remade."""
+    import csv
+
+    from experiments import endgame_net
+
+    out, runs = tmp_path / "out", tmp_path / "runs"
+    kw = dict(tree_shards=1, walk_shards=2, epochs=1, hands=0, shard_hands=3)
+
+    def killed(*a, **k):
+        raise KeyboardInterrupt("killed after save_net")
+
+    with monkeypatch.context() as m:
+        m.setattr(endgame_net, "points_lost", killed)
+        with pytest.raises(KeyboardInterrupt):
+            endgame_net.pipeline("casino", out, runs, **kw)
+    assert (out / "set_net.pt").is_file() and not (out / "fits.csv").exists()
+    shards = {p: p.stat().st_mtime_ns for p in runs.rglob("shard_*.npz")}
+    assert endgame_net.pipeline("casino", out, runs, **kw) == {}
+    with (out / "fits.csv").open() as f:
+        assert [(r["shards"], r["hidden"]) for r in csv.DictReader(f)] == [("2", "64")]
+    assert {p: p.stat().st_mtime_ns for p in runs.rglob("shard_*.npz")} == shards
+    assert endgame_net.fitted(out / "set_net.pt", 2, 64)
+    assert not endgame_net.fitted(out / "set_net.pt", 3, 64)
+
+
+def test_a_network_cut_short_while_saved_leaves_the_earlier_one(tmp_path, monkeypatch) -> None:
+    """``save_net`` writes through a temporary file: a kill mid-write leaves the file that
+    was there (or none), never a truncated network."""
+    import torch
+
+    from agents.afterstate import save_net, value_net
+
+    path = tmp_path / "net.pt"
+    save_net(path, value_net(4, 8), {"variant": "casino"})
+    before = path.read_bytes()
+
+    def cut(obj, f, *a, **k):
+        Path(f).write_bytes(b"PK\x03\x04 half a file")
+        raise KeyboardInterrupt("killed mid-write")
+
+    monkeypatch.setattr(torch, "save", cut)
+    with pytest.raises(KeyboardInterrupt):
+        save_net(path, value_net(4, 8), {"variant": "casino"})
+    assert path.read_bytes() == before
+    with pytest.raises(KeyboardInterrupt):
+        save_net(tmp_path / "new.pt", value_net(4, 8), {"variant": "casino"})
+    assert not (tmp_path / "new.pt").exists()
 
 
 def test_expected_regret_is_the_points_a_softmax_choice_loses() -> None:

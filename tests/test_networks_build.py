@@ -345,6 +345,10 @@ def test_a_made_network_needs_no_shards(tmp_path, monkeypatch) -> None:
     for name in ("end/set_net.pt", "mid/tail_net.pt", "student/student_256.pt", "tail.npz"):
         (tmp_path / name).parent.mkdir(exist_ok=True)
         (tmp_path / name).write_bytes(b"")
+    # each network with its fit's row, written after it (a network without one is a fit cut
+    # short: test_a_network_without_its_fits_row_is_fitted_again)
+    for folder, shards, hidden in (("end", 24, 64), ("mid", 60, 64), ("student", 24, 256)):
+        (tmp_path / folder / "fits.csv").write_text(f"shards,hidden\n{shards},{hidden}\n")
     assert endgame_net.pipeline("swedish", tmp_path / "end", tmp_path / "w", hands=0) == {}
     midgame_net.pipeline("swedish", tmp_path / "mid", tmp_path / "w", hands=10,
                          tail=tmp_path / "tail.npz", endgame=tmp_path / "end/set_net.pt")
@@ -507,3 +511,26 @@ def test_casino_is_made_as_its_shipped_networks_were(tmp_path, monkeypatch) -> N
     calls.clear()
     networks_build.build("casino", workers=2, before_last=30)
     assert calls[1][2] == exit_ / "midgame_net_casino_30" and "net_name" not in calls[1][4]
+
+
+def test_a_network_without_its_fits_row_is_fitted_again(tmp_path, monkeypatch) -> None:
+    """A network on disk whose fits.csv holds no row of its fit (a kill after ``save_net``)
+    is not taken as done: each pipeline collects (keeping the shards there) and fits again,
+    which a checkpoint makes only the fit's tail."""
+    steps: list = []
+    for module in (endgame_net, midgame_net, distill_net):
+        monkeypatch.setattr(module, "collect", lambda *a, **kw: steps.append("collect"))
+    monkeypatch.setattr(endgame_net, "fit_set_net", lambda *a, **kw: steps.append("fit"))
+    monkeypatch.setattr(endgame_net, "fit", lambda *a, **kw: steps.append("fit"))
+    monkeypatch.setattr(endgame_net, "closing_match", lambda *a, **kw: {})
+    for name in ("end/set_net.pt", "mid/tail_net.pt", "student/student_256.pt", "tail.npz"):
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        (tmp_path / name).write_bytes(b"")
+    # a row of another fit (other shards) is not this one's
+    (tmp_path / "mid" / "fits.csv").write_text("shards,hidden\n30,64\n")
+    endgame_net.pipeline("swedish", tmp_path / "end", tmp_path / "w", hands=0)
+    midgame_net.pipeline("swedish", tmp_path / "mid", tmp_path / "w", hands=10,
+                         tail=tmp_path / "tail.npz", endgame=tmp_path / "end/set_net.pt")
+    distill_net.pipeline("swedish", "before_last", tmp_path / "student", tmp_path / "w", 24,
+                         500, 2, 256, 8, 10, networks=("m.pt", "e.pt"))
+    assert steps == ["collect", "collect", "fit", "collect", "fit", "collect", "fit"]
