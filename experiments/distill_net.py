@@ -39,7 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
-from experiments.endgame_net import EXPLORE, _save_shard, shard_path
+from experiments.endgame_net import EXPLORE, _save_shard, record_collect, shard_path
 
 
 def teacher(variant: str, scope: str, networks: tuple[str, str] | None = None):
@@ -124,16 +124,22 @@ def collect_shard(job: tuple) -> str:
 def collect(variant: str, scope: str, hands: int, shards: int, seed: int, workers: int,
             run: Path, networks: tuple[str, str] | None = None) -> None:
     """``shards`` shards of ``hands`` hands into ``run`` (those on disk are kept); the
-    teacher is ``networks`` where given (see ``teacher``)."""
+    teacher is ``networks`` where given (see ``teacher``). A run of shards of other settings
+    (another teacher included) is refused (``endgame_net.record_collect``)."""
     from tqdm.auto import tqdm
 
+    from agents.networks import SET_NETWORKS, TEACHERS
     from agents.tournament import derive_seed
 
     if hands < 1 or shards < 1 or workers < 1:
         raise SystemExit(f"error: --hands, --shards and --workers must be >= 1, got {hands}, "
                          f"{shards} and {workers}")
     teacher(variant, scope, networks)  # a preset without networks fails here, not in a worker
-    run.mkdir(parents=True, exist_ok=True)
+    # the teacher's files as named (the shipped ones where none are given: those may change)
+    paths = networks if networks is not None else \
+        (TEACHERS.get(variant), SET_NETWORKS.get(variant, (None, None))[1])
+    record_collect(run, {"variant": variant, "scope": scope, "hands": hands, "seed": seed,
+                         "teacher": [None if q is None else str(q) for q in paths]})
     jobs = [(variant, scope, hands, derive_seed("distill_net", seed, k) % 10**6,
              shard_path(run, k), networks) for k in range(shards)
             if not shard_path(run, k).exists()]

@@ -20,7 +20,9 @@ as the heuristic. This fine-tunes such a network (``--base``) on its own play:
    duplicate deals (hands won, points a hand), and on their own last-deal decisions the
    points each loses a hand against exact play.
 
-Files: ``RUN/demos.npz``, ``RUN/<arm>/model.zip`` (+ side-car), and in ``OUT``:
+Files: ``RUN/demos.npz`` (its settings in ``RUN/collect.json``: another --base, --config,
+--decisions or --seed is refused there, not fitted on them), ``RUN/<arm>/model.zip``
+(+ side-car), and in ``OUT``:
 ``arms.csv`` (one row per network, several runs may share it) and ``summary.md``. A rerun
 skips the stages done.
 """
@@ -246,12 +248,16 @@ def write_summary(out: Path, rows: list[dict], settings: dict) -> None:
 
 def run(a: argparse.Namespace) -> list[dict]:
     from experiments import bc
+    from experiments.endgame_net import record_collect
 
     run_dir, out = Path(a.run), Path(a.out)
     run_dir.mkdir(parents=True, exist_ok=True)
     out.mkdir(parents=True, exist_ok=True)
     cfg = json.loads(Path(a.config).read_text())
     data = run_dir / "demos.npz"
+    # the decisions depend on these: another --base or --seed must not reuse them unseen
+    record_collect(run_dir, {"base": a.base, "config": a.config, "decisions": a.decisions,
+                             "seed": a.seed}, data.exists())
     if data.exists():
         demos = bc.load_demos(str(data))
     else:

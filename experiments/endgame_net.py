@@ -54,7 +54,9 @@ set network (64 wide, 2 layers, cosine, 6 epochs, a checkpoint each epoch; ``--h
 ``--lr-schedule`` change the first two), then the cloned policy with it against the heuristic
 (2,000 hands, seed 21).
 
-Files: ``RUN/shard_<k>.npz``; in ``OUT``: ``fits.csv`` (a row per fit) and ``summary.md``;
+Files: ``RUN/shard_<k>.npz`` and ``RUN/collect.json`` (the collect's settings: a run's shards
+are all of one, here and in ``midgame_net`` and ``distill_net``; ``record_collect``); in
+``OUT``: ``fits.csv`` (a row per fit) and ``summary.md``;
 ``online``: ``online.csv`` and ``online.md``.
 """
 
@@ -89,6 +91,30 @@ ROOK_RED, ROOK_YELLOW, ROOK_GREEN, ROOK_BLUE = 0, 1, 2, 3  # the Rook deck's: R 
 
 def shard_path(run: Path, k: int) -> Path:
     return run / f"shard_{k:03d}.npz"
+
+
+def record_collect(run: Path, settings: dict, data: bool | None = None) -> None:
+    """Write a collect's ``settings`` to ``run``/collect.json, refusing a run whose data on
+    disk was collected with others (as ``experiments.tail_value collect`` does): its shards
+    would be fitted together unseen. ``data``: whether the run holds data (default: any
+    finished shard). A run made before this record (no file) is taken as of ``settings``."""
+    path = run / "collect.json"
+    settings = json.loads(json.dumps(settings))  # tuples as lists, as read back
+    if data is None:
+        data = any(run.glob("shard_[0-9][0-9][0-9].npz"))
+    if data and path.is_file():
+        before = json.loads(path.read_text())
+        diff = sorted(k for k in before.keys() | settings.keys()
+                      if before.get(k) != settings.get(k))
+        if diff:
+            raise SystemExit(
+                f"error: {run} holds data collected with other settings ("
+                + "; ".join(f"{k}: {before.get(k)!r} there, {settings.get(k)!r} now"
+                            for k in diff)
+                + f"); give its settings to add to it, another run folder for these, or "
+                f"delete its data and {path.name} to collect it anew")
+    run.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(settings, indent=1) + "\n")
 
 
 def _exact_line(variant: str, hands, seed: int, heuristic, rng: random.Random | None = None,
@@ -384,11 +410,15 @@ def collect(variant: str, hands: int, shards: int, seed: int, workers: int, run:
             tree: float = 0.0, node_limit: int = 2_000_000, bias: float = 1.0,
             scores: bool = False, walks: int = 0, from_cards: int = 0,
             above: int = 0) -> None:
+    """``shards`` shards of ``hands`` hands into ``run`` (those on disk are kept; a run of
+    other settings is refused: ``record_collect``); the options as ``collect``'s CLI."""
     from tqdm.auto import tqdm
 
     from agents.tournament import derive_seed
 
-    run.mkdir(parents=True, exist_ok=True)
+    record_collect(run, {"variant": variant, "hands": hands, "seed": seed, "tree": tree,
+                         "node_limit": node_limit, "bias": bias, "scores": scores,
+                         "walks": walks, "from_cards": from_cards, "above": above})
     jobs = [(variant, hands, derive_seed("endgame_net", seed, k) % 10**6, shard_path(run, k))
             + ((tree, node_limit, bias, scores, walks, from_cards) if tree or walks else
                (above,) if above else ())

@@ -60,6 +60,7 @@ from experiments.endgame_net import (
     pipeline_out,
     pipeline_parser,
     player_seat,
+    record_collect,
     shard_path,
     write_rows,
 )
@@ -177,7 +178,8 @@ def collect(variant: str, hands: int, shards: int, seed: int, workers: int, run:
     the decisions made with N cards left in the stock are valued and recorded (one deal's,
     for a fraction of the rollouts; the random moves then differ from a full collection's);
     ``exact_last``: each rollout plays the hand's last deal exactly (two-player presets; not
-    with ``tail``)."""
+    with ``tail``). A run of shards of other settings is refused
+    (``endgame_net.record_collect``)."""
     from tqdm.auto import tqdm
 
     from agents.tournament import derive_seed
@@ -197,7 +199,9 @@ def collect(variant: str, hands: int, shards: int, seed: int, workers: int, run:
             make_agent(play)
         except ValueError as e:
             raise SystemExit(f"error: --play {play!r}: {e}") from None
-    run.mkdir(parents=True, exist_ok=True)
+    record_collect(run, {"variant": variant, "hands": hands, "seed": seed, "rollouts": rollouts,
+                         "candidates": candidates, "tail": None if tail is None else str(tail),
+                         "play": play, "stock": stock, "exact_last": exact_last})
     jobs = [(variant, hands, derive_seed("midgame_net", seed, k) % 10**6, shard_path(run, k),
              rollouts, candidates, None if tail is None else str(tail), play, stock, exact_last)
             for k in range(shards) if not shard_path(run, k).exists()]

@@ -122,3 +122,23 @@ def test_a_last_deal_student_learns_from_the_set_network_and_plays_beside_a_give
     assert s["agent"] == f"networks:casino,endgame_net={student},midgame_net={beside}"
     played = make_agent(s["agent"])
     assert played.endgame_net.scope == LAST_DEAL and played.endgame_net.meta["kind"] == "mlp"
+
+
+def test_shards_of_another_teacher_are_not_added_to_a_run(tmp_path) -> None:
+    """A run's shards are of one teacher: a collect with other networks (or settings) is
+    refused, naming them; the shipped teacher is recorded by its files."""
+    import json
+
+    from agents.networks import SET_NETWORKS, TEACHERS
+    from experiments.distill_net import collect
+    from experiments.endgame_net import shard_path
+
+    run = tmp_path / "run"
+    run.mkdir()
+    shard_path(run, 0).write_bytes(b"")  # made before the record: accepted
+    collect("casino", "before_last", 5, 1, 1, 1, run)
+    assert json.loads((run / "collect.json").read_text())["teacher"] == [
+        TEACHERS["casino"], SET_NETWORKS["casino"][1]]
+    other = (SET_NETWORKS["casino"][0].replace("tail60", "tail44"), SET_NETWORKS["casino"][1])
+    with pytest.raises(SystemExit, match="teacher: .*tail60_net.pt.* there, .*tail44_net.pt"):
+        collect("casino", "before_last", 5, 1, 1, 1, run, networks=other)

@@ -108,3 +108,29 @@ def test_a_run_labels_fits_evaluates_and_resumes(tiny, tmp_path):
     with (tmp_path / "o" / "arms.csv").open() as f:
         assert [r["arm"] for r in csv.DictReader(f)] == ["base", "d0k_w3_e1_lr0.0003"]
     assert "d0k_w3_e1_lr0.0003" in (tmp_path / "o" / "summary.md").read_text()
+
+
+def test_decisions_of_another_base_or_seed_are_not_reused(tmp_path, monkeypatch):
+    """RUN/demos.npz is of one --base, --config, --decisions and --seed (RUN/collect.json):
+    a run with others is refused, naming them, instead of fitting on those decisions; demos
+    made before the record are taken as of the settings given."""
+    from experiments import bc
+
+    class Loaded(Exception):
+        pass
+
+    def load(path):
+        raise Loaded(path)
+
+    monkeypatch.setattr(bc, "load_demos", load)
+    (tmp_path / "config.json").write_text("{}")
+    run = tmp_path / "r"
+    run.mkdir()
+    (run / "demos.npz").write_bytes(b"")
+    a = argparse.Namespace(base="a.zip", config=str(tmp_path / "config.json"), run=str(run),
+                           out=str(tmp_path / "o"), decisions=80, seed=1)
+    with pytest.raises(Loaded):
+        ef.run(a)
+    assert json.loads((run / "collect.json").read_text())["seed"] == 1
+    with pytest.raises(SystemExit, match="base: 'a.zip' there, 'b.zip' now; seed: 1 there, 2"):
+        ef.run(argparse.Namespace(**{**vars(a), "base": "b.zip", "seed": 2}))

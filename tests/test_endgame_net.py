@@ -331,6 +331,31 @@ def test_a_network_cut_short_while_saved_leaves_the_earlier_one(tmp_path, monkey
     assert not (tmp_path / "new.pt").exists()
 
 
+def test_a_run_holds_shards_of_one_collect_setting(tmp_path) -> None:
+    """``collect`` records its settings in the run (collect.json) and refuses to add shards of
+    other settings to it, naming what differs; a run of shards made before the record (no
+    file) is taken as of the settings given, and recorded; an empty run takes any."""
+    import json
+
+    from experiments.endgame_net import collect, record_collect, shard_path
+
+    run = tmp_path / "run"
+    run.mkdir()
+    shard_path(run, 0).write_bytes(b"")  # a shard of before the record
+    collect("casino", 3, 1, 9, 1, run, walks=20, scores=True)
+    assert json.loads((run / "collect.json").read_text()) == {
+        "variant": "casino", "hands": 3, "seed": 9, "tree": 0.0, "node_limit": 2_000_000,
+        "bias": 1.0, "scores": True, "walks": 20, "from_cards": 0, "above": 0}
+    collect("casino", 3, 1, 9, 1, run, walks=20, scores=True)  # the same: accepted
+    with pytest.raises(SystemExit, match=r"holds data collected with other settings "
+                       r"\(hands: 3 there, 4 now; walks: 20 there, 10 now\); give its"):
+        collect("casino", 4, 1, 9, 1, run, walks=10, scores=True)
+    empty = tmp_path / "empty"
+    record_collect(empty, {"seed": 1})
+    record_collect(empty, {"seed": 2})  # no data: nothing to mix
+    assert json.loads((empty / "collect.json").read_text()) == {"seed": 2}
+
+
 def test_expected_regret_is_the_points_a_softmax_choice_loses() -> None:
     import torch
 

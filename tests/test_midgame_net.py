@@ -470,3 +470,20 @@ def test_collect_exact_last_relabels_the_same_decisions(tmp_path) -> None:
     with pytest.raises(SystemExit, match="--exact-last"):
         midgame_net.collect("tuxedo", 2, 1, 1, 1, tmp_path / "bad", tail=tmp_path / "t.npz",
                             exact_last=True)
+
+
+def test_a_run_of_other_rollouts_or_boundary_value_is_refused(tmp_path) -> None:
+    """Shards of other collect settings (rollouts, boundary value, player, stock, ...) are
+    not added to a run: its collect.json names them; a run made before the record is
+    accepted and recorded."""
+    import json
+
+    run = tmp_path / "run"
+    run.mkdir()
+    endgame_net.shard_path(run, 0).write_bytes(b"")
+    midgame_net.collect("casino", 200, 1, 2, 1, run, 32, 8, tmp_path / "tail.npz")
+    assert json.loads((run / "collect.json").read_text()) == {
+        "variant": "casino", "hands": 200, "seed": 2, "rollouts": 32, "candidates": 8,
+        "tail": str(tmp_path / "tail.npz"), "play": None, "stock": None, "exact_last": False}
+    with pytest.raises(SystemExit, match=r"rollouts: 32 there, 16 now; tail: .* there, None now"):
+        midgame_net.collect("casino", 200, 1, 2, 1, run, 16, 8, None)
