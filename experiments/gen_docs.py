@@ -795,6 +795,11 @@ NETWORK_ALONE_MATCHES = (
     ("tuxedo", "`networks:tuxedo,midgame_candidates=4`: the same among the heuristic's 4 "
      "best-scored (not shipped)", "heuristic",
      "exit/midgame_net_tuxedo_candidates/top4_v_heuristic"),
+    # the sixtieth session's: a round's last move valued over 8 deals of the next round
+    ("tuxedo", "`networks:tuxedo,midgame_samples=8`: the shipped networks, a move that ends a "
+     "round before the last deal valued by the mean over 8 deals of the next round instead of "
+     "one (not shipped)", "heuristic",
+     "exit/midgame_net_tuxedo_samples/samples8_v_heuristic"),
 ) + tuple(
     # the refitted last deals (``REFITS``) against the heuristic and another tuning
     row for v, n, epochs, shipped in REFITS
