@@ -376,7 +376,9 @@ def test_collect_values_one_deal_only_with_stock(tmp_path) -> None:
     at = layout_of(new_game("casino", 2, seed=0).rules).offset["stock"]
     one = np.load(midgame_net.collect_shard(("casino", 3, 7, tmp_path / "s8.npz", 1, 8, None,
                                              None, 8)))
-    every = np.load(midgame_net.collect_shard(("casino", 3, 7, tmp_path / "all.npz", 1, 8,
+    # (6 hands: so that some round before the last ends on a choice whatever the rollouts'
+    # draws, which the line of play shares)
+    every = np.load(midgame_net.collect_shard(("casino", 6, 7, tmp_path / "all.npz", 1, 8,
                                                None)))
     # an afterstate holds the next deal where the move ended one (the last: stock 0)
     assert set(np.round(one["x"][:, at].astype(np.float32) * 52)) == {8.0, 0.0}
