@@ -61,6 +61,7 @@ from casino_env.engine.moves import generate
 from casino_env.engine.play import play
 from casino_env.engine.view import PlayerView
 from experiments.curves import write_table
+from experiments.endgame_net import record_collect
 
 POLICIES = ("builder", "heuristic")  # whose play labels a boundary (``label``)
 COLUMNS = ("loose", "pile0", "pile1", "sweeps0", "sweeps1", "last_side", "leader", "mean", "sd")
@@ -148,14 +149,7 @@ def collect(variant: str, hands: int, shards: int, seed: int, rollouts: int, run
     settings = {"variant": variant, "hands": hands, "seed": seed, "rollouts": rollouts}
     if policy != "builder":  # a builder run's file reads as before
         settings["policy"] = policy
-    path = run / "collect.json"
-    if path.exists() and shard_files(run):
-        before = json.loads(path.read_text())
-        if {**before, "policy": before.get("policy", "builder")} != {**settings,
-                                                                     "policy": policy}:
-            raise SystemExit(f"tail_value: {run} holds shards collected with other settings "
-                             f"({before}); give another --run")
-    path.write_text(json.dumps(settings, indent=1))
+    record_collect(run, settings, data=bool(shard_files(run)))  # no mix of settings
     for k in range(shards):
         path = run / f"shard_{k}.npz"
         if path.exists():
