@@ -196,14 +196,12 @@ def test_the_agent_sees_what_the_env_shows_its_seat_krypkasino_compose():
     assert _walk(env, np.random.default_rng(2), 1, check) > 100
 
 
-def test_the_agent_plays_krypkasino_compose_as_the_env_argmax():
-    """With two decks the agent composes a legal move at every decision (it failed on 74 of
-    200 with 'cannot continue any legal move': its composer mixed the dealt state's copies
-    with the view's moves), the move the env makes from the same argmax sub-actions."""
-    agent = _stand_in({"variant": "krypkasino", "players": 2}, seed=1)
-    env = rllib_env(agent.env_config)
+def _argmax_moves(agent, env, seed: int, deal_next: bool = True) -> int:
+    """Drive ``env`` from ``reset(seed)`` to the episode's end with the policy's argmax
+    sub-action at every step, checking that each move made is the one the agent chooses from
+    its view; the number of moves."""
     raw = env.env.unwrapped
-    obs, _ = env.reset(seed=4)
+    obs, _ = env.reset(seed=seed)
     done, moves = False, 0
     while not done:
         before = raw.state
@@ -215,9 +213,17 @@ def test_the_agent_plays_krypkasino_compose_as_the_env_argmax():
             action = int(legal[np.argmax(agent.logits(o, "shared")[legal])])
             obs, _, terminated, truncated, _ = env.step({name: action})
             done = terminated["__all__"] or truncated["__all__"]
-        assert raw.state == apply_move(before, expected, deal_next=False)
+        assert raw.state == apply_move(before, expected, deal_next=deal_next)
         moves += 1
-    assert moves >= 20
+    return moves
+
+
+def test_the_agent_plays_krypkasino_compose_as_the_env_argmax():
+    """With two decks the agent composes a legal move at every decision (it failed on 74 of
+    200 with 'cannot continue any legal move': its composer mixed the dealt state's copies
+    with the view's moves), the move the env makes from the same argmax sub-actions."""
+    agent = _stand_in({"variant": "krypkasino", "players": 2}, seed=1)
+    assert _argmax_moves(agent, rllib_env(agent.env_config), 4, deal_next=False) >= 20
 
 
 def test_the_agent_sees_what_the_env_shows_its_seat_enumerate(per_seat_run):
@@ -240,23 +246,7 @@ def test_the_agent_plays_the_argmax_of_the_masked_logits(shared_run):
     moves the agent chooses from its view."""
     agent = make_agent(f"rllib:{shared_run}", seed=5)
     env = rllib_env(agent.env_config)
-    raw = env.env.unwrapped
-    moves = 0
-    for seed in range(2):
-        obs, _ = env.reset(seed=seed)
-        done = False
-        while not done:
-            before = raw.state
-            expected = agent.act(before)
-            assert expected in legal_moves(before)
-            while raw.state is before and not done:
-                (name, o), = obs.items()
-                legal = np.flatnonzero(o["action_mask"])
-                action = int(legal[np.argmax(agent.logits(o, "shared")[legal])])
-                obs, _, terminated, truncated, _ = env.step({name: action})
-                done = terminated["__all__"] or truncated["__all__"]
-            assert raw.state == apply_move(before, expected)
-            moves += 1
+    moves = sum(_argmax_moves(agent, env, seed) for seed in range(2))
     # A hand is 48 moves, or fewer when the table reaches 24 cards (max_table; an untrained
     # policy that only trails): at least 20 moves each.
     assert moves >= 40
