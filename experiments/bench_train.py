@@ -5,7 +5,8 @@ the settings of a training config (its policy, opponents' pool without snapshots
     python -m experiments.bench_train --config experiments/configs/casino.toml \\
         --out runs/bench_train/bench_fps
 
-Every setting collects the same rollout size (``--rollout`` steps per PPO iteration) and runs
+Every setting collects the same rollout size (``--rollout`` steps per PPO iteration, rounded
+down to a multiple of its envs; the rates count the frames actually stepped) and runs
 ``--iterations`` iterations after one warm-up iteration; "rollout" times only the collection
 (environment steps + batched policy inference), "ppo" the whole iteration (with the update).
 The machine is shared: the load average before and after each measurement is recorded.
@@ -143,8 +144,8 @@ def bench_train(quick: bool = False, rounds: int | None = None) -> list[dict]:
     for the full and the compact observation, and on the connect-four reference measured the
     same way in the same run. Every measurement runs in a fresh interpreter (so none inherits
     the memory and garbage of another), once per round; the reference is measured before
-    every round and after the last, and a round's ratios are against the mean of the two
-    reference runs around it, so a slow spell of the shared machine hits both sides. The
+    every round and after the last, and a round's ratios are against the geometric mean of the
+    two reference runs around it, so a slow spell of the shared machine hits both sides. The
     median round is reported, with every round's figures beside it.
     ``vs_single_env``: against one env of the same observation."""
     import json
@@ -206,9 +207,12 @@ SETTINGS = (("single env", 1, "dummy", 1), ("16 envs, one process", 16, "dummy",
 
 def measure(cfg: dict, n_envs: int, vec: str, workers: int, rollout: int,
             iterations: int) -> dict:
-    """Rollout-only and full-iteration frames/s of one vectorisation setting."""
+    """Rollout-only and full-iteration frames/s of one vectorisation setting, each over the
+    frames actually stepped (``n_steps = rollout // n_envs`` per env, so a ``rollout`` that is
+    not a multiple of ``n_envs`` steps fewer than ``rollout`` frames an iteration)."""
     cfg = load_config(None, cfg)
-    cfg["ppo"].update(n_envs=n_envs, vec=vec, workers=workers, n_steps=rollout // n_envs)
+    n_steps = max(1, rollout // n_envs)
+    cfg["ppo"].update(n_envs=n_envs, vec=vec, workers=workers, n_steps=n_steps)
     pool = {k: v for k, v in cfg["opponents"]["pool"].items() if k != "self"}
     venv = make_train_vec_env(env_kwargs(cfg, weighted_pool(pool)), n_envs, 0, vec, workers)
     try:
@@ -217,17 +221,20 @@ def measure(cfg: dict, n_envs: int, vec: str, workers: int, rollout: int,
         load0 = os.getloadavg()[0]
         cb = CallbackList([])
         cb.init_callback(model)
-        t0 = time.perf_counter()
+        n0, t0 = model.num_timesteps, time.perf_counter()
         for _ in range(iterations):
             model.collect_rollouts(model.env, cb, model.rollout_buffer, model.n_steps)
         t_roll = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        model.learn(rollout * iterations, reset_num_timesteps=False)
+        roll_frames = model.num_timesteps - n0
+        # Ask for exactly `iterations` whole iterations; count what was stepped all the same.
+        n0, t0 = model.num_timesteps, time.perf_counter()
+        model.learn(n_steps * n_envs * iterations, reset_num_timesteps=False)
         t_ppo = time.perf_counter() - t0
+        ppo_frames = model.num_timesteps - n0
         load1 = os.getloadavg()[0]
     finally:
         venv.close()
-    return {"rollout_fps": rollout * iterations / t_roll, "ppo_fps": rollout * iterations / t_ppo,
+    return {"rollout_fps": roll_frames / t_roll, "ppo_fps": ppo_frames / t_ppo,
             "load_before": load0, "load_after": load1}
 
 
@@ -275,7 +282,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         for k in fields})
     lines = [f"# PPO training speed ({a.config.name}, {os.cpu_count()} cores, shared)", "",
              "Frames = learner decisions. rollout: collection only; ppo: collection + update. "
-             f"{a.iterations} iterations of {a.rollout} frames after a warm-up.", "",
+             f"{a.iterations} iterations of {a.rollout} frames (rounded down to a multiple of the "
+             "envs) after a warm-up; rates over the frames actually stepped.", "",
              "| mode | setting | hints | rollout fps | ppo fps | load avg before/after |",
              "|---|---|---|---|---|---|"]
     for r in rows:

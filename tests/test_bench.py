@@ -99,3 +99,26 @@ def test_bench_openspiel_rows():
                                         "pettingzoo raw_env() compose"]
     assert all(r["variant"] == "casino 2p" and r["steps_per_s"] > 0 for r in rows)
     assert rows[2]["vs_pettingzoo_env"] == 1.0
+
+
+def test_train_measure_divides_by_the_frames_actually_stepped(monkeypatch):
+    """bench_train.measure with a rollout that is not a multiple of the envs (10 over 3 envs:
+    9 frames an iteration) rates the frames stepped, not the 10 asked for, and its PPO block
+    runs exactly the asked iterations (learn used to run a whole extra one past the target)."""
+    import itertools
+    import types
+
+    import torch
+
+    from experiments import bench_train
+    from experiments.train import load_config
+
+    torch.set_num_threads(1)
+    clock = itertools.count()  # every timed block lasts one tick
+    monkeypatch.setattr(bench_train, "time",
+                        types.SimpleNamespace(perf_counter=lambda: float(next(clock))))
+    cfg = load_config(bench_train.Path("experiments/configs/casino.toml"))
+    cfg["env"]["action_mode"] = "compose"
+    cfg["env"]["hints"] = None
+    r = bench_train.measure(cfg, 3, "dummy", 1, rollout=10, iterations=1)
+    assert (r["rollout_fps"], r["ppo_fps"]) == (9, 9)
