@@ -29,6 +29,7 @@ import csv
 import json
 import math
 import re
+import sys
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -187,9 +188,13 @@ def aggregate(curves: dict[str, list[dict]], reps: int = 2000, seed: int = 0,
     return out, "; ".join(dict.fromkeys(methods)) or "none"
 
 
+NO_POINTS = "no common evaluation points"
+
+
 def thresholds(rows: list[dict], targets: dict[str, float]) -> list[dict]:
     """For each opponent and target win rate: the first evaluation point (steps, minutes)
-    whose IQM reaches the target, or None for both ("not reached"), with the best IQM."""
+    whose IQM reaches the target, or None for both ("not reached"), with the best IQM (None
+    too when the opponent has no aggregated point: NO_POINTS, not "not reached")."""
     table = []
     for opp, target in targets.items():
         rs = sorted((r for r in rows if r["opponent"] == opp), key=lambda r: r["timesteps"])
@@ -207,7 +212,7 @@ def thresholds(rows: list[dict], targets: dict[str, float]) -> list[dict]:
 
 def thresholds_markdown(table: list[dict], n_runs: int) -> str:
     """The threshold table in markdown: steps and minutes to each target, or "not reached"
-    (with the best IQM, to say by how much)."""
+    (with the best IQM, to say by how much), or NO_POINTS for an opponent with no point."""
     lines = [f"Steps and minutes until the IQM over {n_runs} runs of hands won reaches each "
              "target (first evaluation point; 95% bootstrap interval of the IQM there).", "",
              "| opponent | target | steps | minutes | IQM there [95% CI] | best IQM (at steps) |",
@@ -215,7 +220,9 @@ def thresholds_markdown(table: list[dict], n_runs: int) -> str:
     for t in table:
         best = ("-" if t["best_iqm"] is None else
                 f"{t['best_iqm']:.1%} ({t['best_timesteps']:,})")
-        if t["timesteps"] is None:
+        if t["best_iqm"] is None:
+            lines.append(f"| {t['opponent']} | {t['target']:.0%} | {NO_POINTS} | - | - | - |")
+        elif t["timesteps"] is None:
             lines.append(f"| {t['opponent']} | {t['target']:.0%} | not reached | not reached "
                          f"| - | {best} |")
         else:
@@ -257,6 +264,32 @@ def parse_target(text: str) -> tuple[str, float]:
     return name, v
 
 
+def positive_int(text: str) -> int:
+    """An integer of at least 1 (``--min-runs``)."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a whole number of runs, at least 1")
+    return n
+
+
+def unaggregated(curves: dict[str, list[dict]], rows: list[dict], targets: dict[str, float],
+                 need: int) -> list[str]:
+    """Warnings naming each opponent (evaluated, or a target's) that has no aggregated point,
+    so its thresholds say NO_POINTS rather than a silent gap or a false "not reached"."""
+    evaluated = list(dict.fromkeys(r["opponent"] for rs in curves.values() for r in rs))
+    kept = {r["opponent"] for r in rows}
+    notes = [f"warning: opponent {o!r} has no evaluation step common to {need} of the "
+             f"{len(curves)} runs: left out of the aggregate, its thresholds say {NO_POINTS} "
+             "(--min-runs lowers the count)" for o in evaluated if o not in kept]
+    notes += [f"warning: target opponent {o!r} is evaluated in none of the runs: its "
+              f"thresholds say {NO_POINTS}"
+              for o in targets if o not in evaluated]
+    return notes
+
+
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """The command line of ``main``."""
     ap = argparse.ArgumentParser(prog="python -m experiments.aggregate", description=__doc__,
@@ -271,7 +304,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                     "greedy=0.5 heuristic=0.5)")
     ap.add_argument("--reps", type=int, default=2000, help="bootstrap resamples (2000)")
     ap.add_argument("--seed", type=int, default=0, help="the bootstrap's seed (0)")
-    ap.add_argument("--min-runs", type=int, default=None,
+    ap.add_argument("--min-runs", type=positive_int, default=None,
                     help="aggregate a point that at least this many runs have (default: all)")
     return ap.parse_args(argv)
 
@@ -289,26 +322,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (OSError, ValueError) as exc:
         raise SystemExit(str(exc)) from None
     targets = dict(a.target) if a.target else dict(DEFAULT_TARGETS)
-    rows, method = aggregate(curves, a.reps, a.seed, a.min_runs)
+    n = len(curves)
+    need = a.min_runs or n
+    if need > n:
+        raise SystemExit(f"--min-runs {need} is more than the {n} runs given")
+    rows, method = aggregate(curves, a.reps, a.seed, need)
     if not rows:
-        raise SystemExit(f"no evaluation step is common to {a.min_runs or len(curves)} of the "
+        raise SystemExit(f"no evaluation step is common to {need} of the "
                          f"{len(curves)} runs: runs of one config evaluate at the same steps "
                          "(eval.every, ppo.n_envs x ppo.n_steps); --min-runs lowers the count")
+    for note in unaggregated(curves, rows, targets, need):
+        print(note, file=sys.stderr)
     out = a.out or default_out(a.runs)
-    n = len(curves)
     write_table(out, "aggregate", FIELDS, rows,
                 lambda rs, path: plot_aggregate(rs, path, n, targets))
     table = thresholds(rows, targets)
     with (out / "thresholds.csv").open("w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=THRESHOLD_FIELDS)
         w.writeheader()
-        w.writerows({k: ("not reached" if v is None and k in ("timesteps", "minutes") else v)
+        w.writerows({k: ((NO_POINTS if t["best_iqm"] is None else "not reached")
+                         if v is None and k in ("timesteps", "minutes") else v)
                      for k, v in t.items()} for t in table)
     md = thresholds_markdown(table, n)
     (out / "thresholds.md").write_text(md)
     (out / "aggregate.json").write_text(json.dumps(
         {"runs": names, "bootstrap": method, "reps": a.reps, "seed": a.seed,
-         "min_runs": a.min_runs or n, "targets": targets, "thresholds": table},
+         "min_runs": need, "targets": targets, "thresholds": table},
         indent=2) + "\n")
     print(md)
     print(f"bootstrap: {method}\nwrote aggregate.csv, aggregate.png, thresholds.csv, "

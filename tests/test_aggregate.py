@@ -208,3 +208,44 @@ def test_rliable_intervals_are_seeded_and_leave_numpys_generator_alone():
     b = agg._rliable_intervals(library, scores, 300, 5, 0.95)
     assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
     assert np.array_equal(np.random.get_state()[1], before)
+
+
+def test_an_opponent_without_common_points_is_named_not_called_not_reached(curves, tmp_path,
+                                                                           capsys):
+    """An opponent that no step has in all the runs (greedy missing from one run), and a
+    target's opponent that no run evaluates, say "no common evaluation points" with a
+    warning naming them, not "not reached" (they used to be dropped in silence)."""
+    _, runs = curves
+    cut = tmp_path / "no_greedy_s9"
+    cut.mkdir()
+    text = (runs[0] / "learning_curve.csv").read_text().splitlines()
+    (cut / "learning_curve.csv").write_text(
+        "\n".join(line for line in text if ",greedy," not in line) + "\n")
+    out = tmp_path / "o"
+    assert agg.main([*map(str, runs[1:]), str(cut), "--out", str(out), "--reps", "200",
+                     "--target", "greedy=0.5", "--target", "krypkasino=0.5"]) == 0
+    printed = capsys.readouterr()
+    assert "opponent 'greedy' has no evaluation step common to 4 of the 4 runs" in printed.err
+    assert "target opponent 'krypkasino' is evaluated in none of the runs" in printed.err
+    assert "| greedy | 50% | no common evaluation points | - | - | - |" in printed.out
+    assert "| krypkasino | 50% | no common evaluation points |" in printed.out
+    assert "not reached" not in (out / "thresholds.md").read_text()
+    assert "greedy,0.5,no common evaluation points" in (out / "thresholds.csv").read_text()
+
+
+def test_min_runs_below_one_is_refused_and_the_count_used_is_recorded(curves, tmp_path,
+                                                                       capsys):
+    """--min-runs 0 was taken as 1 while aggregate.json recorded all the runs; now it is
+    refused at parse time, and aggregate.json records the count the points needed."""
+    _, runs = curves
+    with pytest.raises(SystemExit):
+        agg.parse_args([str(runs[0]), "--min-runs", "0"])
+    assert "at least 1" in capsys.readouterr().err
+    with pytest.raises(SystemExit, match="--min-runs 5 is more than the 4 runs given"):
+        agg.main([*map(str, runs), "--min-runs", "5", "--out", str(tmp_path / "o")])
+    out = tmp_path / "o2"
+    assert agg.main([*map(str, runs), "--min-runs", "2", "--out", str(out), "--reps",
+                     "100"]) == 0
+    assert json.loads((out / "aggregate.json").read_text())["min_runs"] == 2
+    assert agg.main([*map(str, runs), "--out", str(out), "--reps", "100"]) == 0
+    assert json.loads((out / "aggregate.json").read_text())["min_runs"] == 4
