@@ -7,8 +7,8 @@ single hands (hands won, points per hand) and whole games to the target (games w
 is played once with the agent in each seat (``agents.play_match``), on the cards
 ``derive_seed("deal", seed, d)`` deals, with every agent re-seeded from the base seed, so a run
 is reproducible bit for bit. The statistics are ``experiments.stats.summarize_pair``'s: draws
-count half, intervals are 95% over duplicate deals (t interval for hands and games won,
-bootstrap for points per hand).
+count half, intervals are over duplicate deals at the protocol's ``confidence`` (95% in v1;
+t interval for hands and games won, bootstrap for points per hand).
 
 A protocol's content is hashed (sha256 of its canonical JSON): every result states the version
 and the hash it was measured on. A version never changes once published; a change makes a new
@@ -452,8 +452,8 @@ STAT_FIELDS = ROW_FIELDS[:-2]  # all but the timings: what a rerun reproduces ex
 
 def table_rows(run: ProtocolRun) -> list[dict]:
     """One row per preset and opponent (``ROW_FIELDS``): hands won and points per hand from
-    the single hands, games won from the whole games, each with its 95% interval over
-    duplicate deals; None where the protocol plays no deals of that kind."""
+    the single hands, games won from the whole games, each with its interval over duplicate
+    deals at the protocol's confidence; None where the protocol plays no deals of that kind."""
     by_key: dict[tuple[str, str], dict[str, tuple[Cell, PairSummary]]] = {}
     for cell, s in zip(run.cells, run.summaries):
         by_key.setdefault((cell.preset, cell.opponent), {})[cell.mode] = (cell, s)
@@ -516,14 +516,21 @@ def banner(run: ProtocolRun) -> list[str]:
     return lines
 
 
+def percent(conf: float) -> str:
+    """A confidence as the percentage it is (0.9 "90%", 0.975 "97.5%"), not rounded."""
+    return f"{100 * conf:.10g}%"
+
+
 def markdown(run: ProtocolRun) -> str:
-    """The standard table in markdown, headed by what it was measured on."""
+    """The standard table in markdown, headed by what it was measured on; the intervals'
+    level in the text and the header is the protocol's confidence."""
+    c = percent(run.protocol.confidence)
     lines = [f"# {run.agent} on benchmark protocol {run.label}", "", *banner(run), "",
              "Duplicate deals (each played with the agent in each seat); draws count half; "
-             f"intervals are {run.protocol.confidence:.0%} over deals (t interval for hands "
+             f"intervals are {c} over deals (t interval for hands "
              "and games won, bootstrap for points per hand, agent minus opponent).", "",
-             "| preset | opponent | hands | hands won [95% CI] | points/hand [95% CI] | "
-             "games | games won [95% CI] |",
+             f"| preset | opponent | hands | hands won [{c} CI] | points/hand [{c} CI] | "
+             f"games | games won [{c} CI] |",
              "|---|---|---|---|---|---|---|"]
     for r in run.rows:
         lines.append(

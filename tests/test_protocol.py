@@ -21,6 +21,7 @@ from experiments.protocol import (
     fingerprint,
     load_protocol,
     markdown,
+    percent,
     playable_presets,
     run_protocol,
     validate,
@@ -38,7 +39,7 @@ CHEAP = OPPONENTS[:3]
 
 def small_protocol(tmp_path: Path, presets=("casino",), opponents=("random", "greedy"),
                    hands: int = 3, games: int = 1, version: str = "test-small",
-                   fingerprints: dict | None = None) -> Path:
+                   fingerprints: dict | None = None, confidence: float = 0.95) -> Path:
     """A tiny protocol file: ``hands`` and ``games`` deals per preset and opponent."""
     table = {}
     for i, preset in enumerate(presets):
@@ -50,7 +51,7 @@ def small_protocol(tmp_path: Path, presets=("casino",), opponents=("random", "gr
                 entry["fingerprint"] = fingerprints[(preset, opp)]
             table[preset][opp] = entry
     content = {"version": version, "description": "tiny test protocol", "players": 2,
-               "max_hands": 60, "confidence": 0.95, "opponents": list(opponents),
+               "max_hands": 60, "confidence": confidence, "opponents": list(opponents),
                "presets": table}
     path = tmp_path / f"{version}.json"
     path.write_text(json.dumps(content, indent=1))
@@ -266,6 +267,17 @@ def test_a_changed_opponent_marks_the_numbers_not_comparable(tmp_path) -> None:
     assert not run.comparable and any(s.startswith("WARNING casino / random") for s in said)
     assert "NOT COMPARABLE with test-small" in markdown(run)
     assert run.rows[0]["games"] is None and "| – |" in markdown(run)  # no games in it
+
+
+def test_the_table_header_gives_the_protocols_confidence(tmp_path) -> None:
+    """A protocol at 90% said "95% CI" in every column header; the header and the text now
+    give the confidence the intervals use."""
+    path = small_protocol(tmp_path, opponents=("random",), hands=2, games=0, confidence=0.9,
+                          version="c90")
+    md = markdown(run_protocol(load_protocol(path), "greedy", progress=False))
+    assert "95%" not in md and "intervals are 90% over deals" in md
+    assert "| hands won [90% CI] | points/hand [90% CI] | games | games won [90% CI] |" in md
+    assert percent(0.975) == "97.5%" and percent(0.95) == "95%"
 
 
 # -- the command line ---------------------------------------------------------------------------
