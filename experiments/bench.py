@@ -2,8 +2,9 @@
 
 Every speed is measured next to a reference in the same run (PettingZoo's texas_holdem_v4 and
 connect_four_v3 for the environment; a fixed pure-Python workload for the engine), so the
-ratios are what counts on a noisy machine. Results go to ``bench_<what>.csv`` and ``.md`` and
-``bench_meta.json`` in ``--out`` (default ``runs/bench``, git-ignored; the committed results
+ratios are what counts on a noisy machine. Results go to ``bench_<what>.csv`` and ``.md`` in
+``--out``, and ``bench_meta.json`` there keeps a record per benchmark (quick or not, sizes,
+time) merged across runs (default ``runs/bench``, git-ignored; the committed results
 were written with ``--out experiments/results``). Run:
 ``python -m experiments.bench [engine|env|moves|memory|train|all] [--out DIR]``
 (the references need the ``bench`` extra: ``pip install -e ".[bench]"``).
@@ -361,31 +362,56 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
+def sizes(name: str, quick: bool) -> dict:
+    """The keyword arguments a benchmark runs with (``--quick``: small ones), as recorded."""
+    q = quick
+    return {"engine": dict(states_per_config=300 if q else 3000, hands=5 if q else 60),
+            "env": dict(steps=2000 if q else 20_000, repeats=1 if q else 3),
+            "moves": dict(decisions=5000 if q else 1_000_000),
+            "memory": dict(hands=200 if q else 40_000),
+            "openspiel": dict(steps=2000 if q else 20_000, repeats=1 if q else 3),
+            "train": dict(quick=q, frames=2048 if q else 8192, rounds=1 if q else 5)}[name]
+
+
+def record(out: Path, name: str, quick: bool, kwargs: dict) -> None:
+    """Merge one benchmark's record (quick or not, its sizes, when, which Python) into
+    ``out/bench_meta.json`` under ``benchmarks``, keeping the others' records, so the file
+    says how each table beside it was made; the top-level python and time are the latest."""
+    path = out / "bench_meta.json"
+    meta: dict = {}
+    if path.exists():
+        try:
+            meta = json.loads(path.read_text())
+        except ValueError as exc:
+            print(f"warning: {path} is not JSON ({exc}): its records are replaced")
+        if not isinstance(meta, dict):
+            meta = {}
+    now = dict(python=sys.version.split()[0], time=time.strftime("%Y-%m-%d %H:%M:%S"))
+    benchmarks = meta.get("benchmarks") if isinstance(meta.get("benchmarks"), dict) else {}
+    benchmarks[name] = dict(quick=quick, sizes=kwargs, **now)
+    meta.update(now, benchmarks=benchmarks)
+    out.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(meta, indent=1) + "\n")
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Run the chosen benchmarks and write their tables into ``--out``."""
+    """Run the chosen benchmarks and write their tables into ``--out``, each recorded in
+    ``bench_meta.json`` as it finishes."""
     args = parse_args(argv)
     out = args.out
     what = set(args.what)
     if "all" in what:
         what = {"engine", "env", "moves", "memory", "train", "openspiel"}
-    q = args.quick
-    meta = dict(python=sys.version.split()[0], time=time.strftime("%Y-%m-%d %H:%M:%S"))
-    if "engine" in what:
-        write("engine", bench_engine(300 if q else 3000, 5 if q else 60), out)
-    if "env" in what:
-        write("env", bench_env(2000 if q else 20_000, 1 if q else 3), out)
-    if "moves" in what:
-        write("moves", bench_moves(5000 if q else 1_000_000), out)
-    if "memory" in what:
-        write("memory", bench_memory(200 if q else 40_000), out)
-    if "openspiel" in what:
-        write("openspiel", bench_openspiel(2000 if q else 20_000, 1 if q else 3), out)
-    if "train" in what:
-        from experiments.bench_train import bench_train
-
-        write("train", bench_train(quick=q), out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "bench_meta.json").write_text(json.dumps(meta, indent=1))
+    runners = dict(engine=bench_engine, env=bench_env, moves=bench_moves, memory=bench_memory,
+                   openspiel=bench_openspiel, train=None)
+    for name, run in runners.items():
+        if name not in what:
+            continue
+        if run is None:
+            from experiments.bench_train import bench_train as run
+        kwargs = sizes(name, args.quick)
+        write(name, run(**kwargs), out)
+        record(out, name, args.quick, kwargs)
     print(f"results in {out}")
     return 0
 

@@ -138,7 +138,8 @@ def _job_fps(index: int, frames: int) -> float:
     return _ppo_fps(make, n, vec, frames)
 
 
-def bench_train(quick: bool = False, rounds: int | None = None) -> list[dict]:
+def bench_train(quick: bool = False, rounds: int | None = None,
+                frames: int | None = None) -> list[dict]:
     """MaskablePPO frames/s on the single-agent view (compose mode, random opponent) with one
     env and with 8 vectorised envs (batched inference; in-process and in 2 worker processes),
     for the full and the compact observation, and on the connect-four reference measured the
@@ -147,14 +148,15 @@ def bench_train(quick: bool = False, rounds: int | None = None) -> list[dict]:
     every round and after the last, and a round's ratios are against the geometric mean of the
     two reference runs around it, so a slow spell of the shared machine hits both sides. The
     median round is reported, with every round's figures beside it.
-    ``vs_single_env``: against one env of the same observation."""
+    ``vs_single_env``: against one env of the same observation. ``frames`` per measurement
+    default to 2048 quick, else 8192; ``rounds`` to 1 quick, else 5."""
     import json
     import subprocess
     import sys
     from statistics import median
 
     require_references()
-    frames = 2048 if quick else 8192
+    frames = frames or (2048 if quick else 8192)
     rounds = rounds or (1 if quick else 5)
     root = Path(__file__).resolve().parents[1]
     code = ("import json, sys; from experiments.bench_train import _job_fps; "

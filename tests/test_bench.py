@@ -122,3 +122,25 @@ def test_train_measure_divides_by_the_frames_actually_stepped(monkeypatch):
     cfg["env"]["hints"] = None
     r = bench_train.measure(cfg, 3, "dummy", 1, rollout=10, iterations=1)
     assert (r["rollout_fps"], r["ppo_fps"]) == (9, 9)
+
+
+def test_bench_meta_keeps_a_record_per_benchmark(tmp_path, monkeypatch):
+    """bench_meta.json held only the Python version and time, overwritten by every run, so a
+    --quick table beside full ones could not be told apart; each benchmark's record (quick,
+    sizes, time) is now merged into the file, the top-level python and time kept."""
+    import json
+
+    monkeypatch.setattr(bench, "bench_engine", lambda states_per_config, hands: [
+        {"what": "engine", "states_per_config": states_per_config, "hands": hands}])
+    monkeypatch.setattr(bench, "bench_memory", lambda hands: [{"what": "memory",
+                                                                "hands": hands}])
+    assert bench.main(["memory", "--out", str(tmp_path)]) == 0
+    assert bench.main(["--quick", "engine", "--out", str(tmp_path)]) == 0
+    meta = json.loads((tmp_path / "bench_meta.json").read_text())
+    assert {"python", "time"} <= set(meta)
+    runs = meta["benchmarks"]
+    assert runs["memory"]["quick"] is False and runs["memory"]["sizes"] == {"hands": 40_000}
+    assert runs["engine"]["quick"] is True
+    assert runs["engine"]["sizes"] == {"states_per_config": 300, "hands": 5}
+    assert all({"time", "python"} <= set(r) for r in runs.values())
+    assert "states_per_config,hands" in (tmp_path / "bench_engine.csv").read_text()
