@@ -109,7 +109,13 @@ def test_v1_fingerprints_match_the_engine_and_opponents() -> None:
     would not compare with earlier ones."""
     p = load_protocol("v1")
     assert check_fingerprints(p, PRESETS, CHEAP) == []
-    assert check_fingerprints(p, ["casino"], [OPPONENTS[3]]) == []
+    # Known drift (docs/protocol.md): since the sixtieth session determinize deals a build
+    # owner's hand without bias, so the search opponent plays v1's casino deal otherwise; its
+    # new fingerprint is pinned here, so that any further change still fails this test.
+    search = OPPONENTS[3]
+    assert drifted(check_fingerprints(p, ["casino"], [search])) == {("casino", search)}
+    seed = p.entry("casino", search)["hands"]["seed"]
+    assert fingerprint("casino", search, seed, p.players) == "a7c973d4c7eddb8b"
 
 
 def test_fingerprint_depends_on_the_deal_and_the_opponent() -> None:
