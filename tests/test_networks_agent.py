@@ -191,14 +191,6 @@ def test_midgame_prior_adds_the_heuristics_scores_to_the_values() -> None:
             assert huge.choose(v) == moves[order[0]]
         moved += half.choose(v) != plain.choose(v)
     assert moved > 0  # the prior changes some choices
-    with pytest.raises(ValueError, match="midgame_prior must be a number >= 0, got -1"):
-        make_agent("networks:casino,midgame_prior=-1")
-    with pytest.raises(ValueError, match="midgame_prior: .* needs midgame_net"):
-        make_agent("heuristic:midgame_prior=0.5")
-    with pytest.raises(ValueError, match="midgame_prior: .* plays on the last deal"):
-        from agents.afterstate import AfterstateNet
-
-        AfterstateNet(END, option="endgame_net", prior=0.5)
 
 
 def test_midgame_candidates_sets_how_many_of_the_heuristics_moves_it_chooses_among() -> None:
@@ -230,14 +222,6 @@ def test_midgame_candidates_sets_how_many_of_the_heuristics_moves_it_chooses_amo
         assert every.choose(v) == moves[int(np.argmax(values))]
         wide += len(moves) > 8
     assert wide > 0  # some decisions had more moves than the 8 candidates
-    with pytest.raises(ValueError, match="midgame_candidates must be an int >= 0, got -1"):
-        make_agent("networks:casino,midgame_candidates=-1")
-    with pytest.raises(ValueError, match="midgame_candidates: .* needs midgame_net"):
-        make_agent("heuristic:midgame_candidates=3")
-    from agents.afterstate import AfterstateNet
-
-    with pytest.raises(ValueError, match="midgame_candidates: .* plays on the last deal"):
-        AfterstateNet(END, option="endgame_net", candidates=3)
 
 
 def test_midgame_samples_averages_a_rounds_last_move_over_deals_of_the_next() -> None:
@@ -270,11 +254,22 @@ def test_midgame_samples_averages_a_rounds_last_move_over_deals_of_the_next() ->
         mean = sum(net.values(v.determinize(random.Random(i)), cands, pri) for i in range(4)) / 4
         assert four.choose(v) == cands[int(np.argmax(mean))]
     assert ending > 0
-    with pytest.raises(ValueError, match="midgame_samples must be an int >= 1, got 0"):
-        make_agent("networks:casino,midgame_samples=0")
-    with pytest.raises(ValueError, match="midgame_samples: .* needs midgame_net"):
-        make_agent("heuristic:midgame_samples=3")
+
+
+@pytest.mark.parametrize("option,bad,message,value,arg", [
+    ("midgame_prior", "-1", "must be a number >= 0, got -1", "0.5", "prior"),
+    ("midgame_candidates", "-1", "must be an int >= 0, got -1", "3", "candidates"),
+    ("midgame_samples", "0", "must be an int >= 1, got 0", "3", "samples"),
+])
+def test_a_midgame_option_is_checked_where_it_is_given(option, bad, message, value, arg):
+    """Each option of a network before the last deal: a bad value is named, it needs a
+    midgame_net (the heuristic alone has none), and a last-deal network refuses it."""
     from agents.afterstate import AfterstateNet
 
-    with pytest.raises(ValueError, match="midgame_samples: .* plays on the last deal"):
-        AfterstateNet(END, option="endgame_net", samples=3)
+    with pytest.raises(ValueError, match=f"{option} {message}"):
+        make_agent(f"networks:casino,{option}={bad}")
+    with pytest.raises(ValueError, match=f"{option}: .* needs midgame_net"):
+        make_agent(f"heuristic:{option}={value}")
+    with pytest.raises(ValueError, match=f"{option}: .* plays on the last deal"):
+        AfterstateNet(END, option="endgame_net", **{arg: float(value) if arg == "prior"
+                                                    else int(value)})
