@@ -360,12 +360,17 @@ class CasinoState(pyspiel.State):
     def resample_from_infostate(self, player_id: int, probability_sampler=None) -> CasinoState:
         """A state the player cannot tell from this one: the hidden hands and stock dealt
         again at random, consistent with what the player has seen (as the search agent
-        samples them)."""
+        samples them), from ``probability_sampler`` (a callable giving floats in [0, 1), as
+        OpenSpiel passes one; required, so that a seeded sampler makes the sample repeat)."""
+        if not callable(probability_sampler):
+            raise TypeError("resample_from_infostate needs a probability_sampler, a callable "
+                            "giving floats in [0, 1) (e.g. random.Random(seed).random or "
+                            f"pyspiel.UniformProbabilitySampler(0., 1.)), got "
+                            f"{probability_sampler!r}")
         out = self.clone()
         if self._st is None or self._template is not None or self._over:
             return out
-        seed = (int(probability_sampler() * 2**53) if callable(probability_sampler)
-                else random.getrandbits(53))
+        seed = int(probability_sampler() * 2**53)
         view = PlayerView(self._st, player_id)
         out._st = view.determinize(random.Random(seed))
         if self._comp is not None:

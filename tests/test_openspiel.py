@@ -386,3 +386,17 @@ def test_an_illegal_sub_action_names_the_card():
     a = game.rules.deck.names.index(card)  # PLAY + card id
     with pytest.raises(Exception, match=rf"sub-action {a} \(play {card}\) cannot continue"):
         s.apply_action(a)
+
+
+def test_resampling_needs_a_sampler_and_a_seeded_one_repeats():
+    """resample_from_infostate drew from the global random module when given no sampler (the
+    sample then depended on process-wide state); the sampler is required, as in OpenSpiel's own
+    signature, and a seeded one gives the same sample again."""
+    import random
+
+    s = random_decision_state(load("casino", 2), 1, moves=6)
+    with pytest.raises(TypeError, match="needs a probability_sampler"):
+        s.resample_from_infostate(0)
+    a = s.resample_from_infostate(0, random.Random(5).random)
+    b = s.resample_from_infostate(0, random.Random(5).random)
+    assert a.engine_state == b.engine_state
