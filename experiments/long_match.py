@@ -151,7 +151,7 @@ def run(settings: dict, out: Path, workers: int = 1, progress: bool = True) -> d
 
     if workers > 1 and len(jobs) > 1:
         with mp.get_context("forkserver").Pool(min(workers, len(jobs))) as pool:
-            for i, games in pool.imap_unordered(_play_chunk, jobs):
+            for i, games in pool.imap(_play_chunk, jobs):  # in order: the same file each run
                 record(i, games)
     else:
         for job in jobs:

@@ -41,6 +41,9 @@ def test_a_match_in_chunks_is_summarized_and_repeats(tmp_path):
     assert lm.think_ratio_text({}) == "–"  # a summary from before the ratio was kept
     lm.run(dict(SETTINGS), tmp_path / "b", workers=2, progress=False)
     assert _outcomes(tmp_path / "a" / "chunks.jsonl") == _outcomes(tmp_path / "b" / "chunks.jsonl")
+    # two workers write the chunks in order, as one does (they were appended as they finished)
+    lines = (tmp_path / "b" / "chunks.jsonl").read_text().splitlines()
+    assert [json.loads(line)["chunk"] for line in lines] == [0, 1, 2]
 
 
 def test_an_interrupted_match_resumes_with_the_same_games(tmp_path):
