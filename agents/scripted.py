@@ -133,6 +133,15 @@ class HeuristicAgent(Agent):
     ``kryp_scores``: the points and sweep taken now, penalty cards kept in hand, the next
     player's forced reply and, with 2 players, our own forced reply after it.
 
+    What the evaluation leaves out (an audit, sixtieth session; kept as it is, since it is the
+    benchmark's opponent and the networks read its scores as inputs): tuxedo's points scored
+    in play (an orange's 10 unless ``orange_calls``; a sweep counts 1, not 10 or 5, in our
+    move and in the opponent's reply), dominican's endgame restrictions (V-dom-end: a side at
+    18-20 is valued as if unrestricted), that a reply in the last deal scores no Finnish sweep
+    when our move ends the deal before it, that krypkasino's first move credits no tabbe, the
+    hand's last card sweeping, Nagy's double first sweep, and the residue of a hand nobody
+    captured in (the dealer's).
+
     ``endgame``: where the view determines the whole state (the last deal of a two-player
     hand), play the exact minimax move (``agents.endgame``) if it takes at most this many
     positions (default 0: never) -- a reference for what exact last-deal play is worth.

@@ -67,7 +67,8 @@ class RulesValues:
             for it, s, p in awards(rules, (full,) + (0,) * (n - 1), none)
             if s == 0 and it not in single_items and it != "sweeps")
         # A sweep and the hand's last capture are worth what the rules in force say (the
-        # preset's, V-points); Tuxedo's sweeps (10 or 5, scored in play) keep a weight of 1.
+        # preset's, V-points); Tuxedo's sweeps (10 or 5, scored in play) keep a weight of 1,
+        # a simplification the heuristic keeps (HeuristicAgent's docstring lists them).
         pts = rules.item_points
         if rules.scoring == "tuxedo":
             self.sweep_points = 1.0 if rules.sweeps else 0.0
