@@ -50,7 +50,8 @@ class PlayerView:
     """The information of ``seat`` in ``state``: ``state`` here is redacted (other hands and
     the stock are empty), with their sizes in ``hand_sizes`` and ``stock_size``. ``cut`` is
     the stock's bottom card the seat has seen (V-hun-cut), or None; ``unseen`` is every card
-    whose place the seat does not know (so never the cut card)."""
+    whose place the seat does not know (so never the cut card); ``uncaptured``, with claims
+    on, the (cards, spades) no pile holds yet, which a claim is judged on, else None."""
 
     __slots__ = ("seat", "state", "hand_sizes", "stock_size", "unseen", "exposed", "cut",
                  "uncaptured")
@@ -60,8 +61,9 @@ class PlayerView:
         if exposed is None:
             exposed = exposed_seats(state)
         self.seat = seat
-        # (cards, spades) not captured yet this hand (public: V-earned and claims count them)
-        self.uncaptured = uncaptured(state)
+        # (cards, spades) not captured yet this hand, which a claim is judged on (V-hun-end:
+        # public, but the redacted state cannot count them); None where claims are off
+        self.uncaptured = uncaptured(state) if state.rules.claims else None
         self.hand_sizes = tuple(h.bit_count() for h in state.hand_masks)
         self.stock_size = len(state.stock_ids)
         # Hands this seat can see besides its own (e.g. hands played face up), by seat.
