@@ -95,9 +95,10 @@ def shard_path(run: Path, k: int) -> Path:
 
 def record_collect(run: Path, settings: dict, data: bool | None = None) -> None:
     """Write a collect's ``settings`` to ``run``/collect.json, refusing a run whose data on
-    disk was collected with others (as ``experiments.tail_value collect`` does): its shards
-    would be fitted together unseen. ``data``: whether the run holds data (default: any
-    finished shard). A run made before this record (no file) is taken as of ``settings``."""
+    disk was collected with others: its shards would be fitted together unseen (every
+    collect's guard: here, ``midgame_net``, ``distill_net``, ``endgame_fit``, ``tail_value``).
+    ``data``: whether the run holds data (default: any finished shard). A run made before this
+    record (no file) is taken as of ``settings``."""
     path = run / "collect.json"
     settings = json.loads(json.dumps(settings))  # tuples as lists, as read back
     if data is None:
@@ -1110,8 +1111,6 @@ def closing_match(variant: str, agent: str, out: Path, hands: int, workers: int,
     ``out`` already holds a match of other agents (a committed report), leave it, print a note
     naming them and return {} instead of refusing (the match reports on the networks; the
     networks are what a build makes)."""
-    import json
-
     from experiments import long_match
 
     settings = {"variant": variant, "players": 2, "agents": [agent, "heuristic"],
