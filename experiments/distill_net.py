@@ -42,6 +42,18 @@ import numpy as np
 from experiments.endgame_net import EXPLORE, _save_shard, record_collect, shard_path
 
 
+def teacher_paths(variant: str, networks: tuple[str, str] | None = None
+                  ) -> tuple[str | None, str | None]:
+    """The teacher's files before and on the last deal: ``networks`` where given, else the
+    shipped ones (``agents.networks.TEACHERS``, ``SET_NETWORKS``; relative to the checkout),
+    None where a preset ships none."""
+    from agents.networks import SET_NETWORKS, TEACHERS
+
+    if networks is not None:
+        return str(networks[0]), str(networks[1])
+    return TEACHERS.get(variant), SET_NETWORKS.get(variant, (None, None))[1]
+
+
 def teacher(variant: str, scope: str, networks: tuple[str, str] | None = None):
     """The preset's network-alone agent with its set networks (before the last deal the one
     a shipped student was fitted to, ``agents.networks.TEACHERS``, on it the set network even
@@ -49,14 +61,13 @@ def teacher(variant: str, scope: str, networks: tuple[str, str] | None = None):
     and on the last deal, for one that ships none yet) and its network of ``scope``; returns
     (NetworksAgent, AfterstateNet)."""
     from agents.afterstate import SCOPES
-    from agents.networks import ROOT, SET_NETWORKS, TEACHERS, NetworksAgent
+    from agents.networks import ROOT, NetworksAgent
 
     if scope not in SCOPES:
         raise SystemExit(f"error: --scope must be one of {', '.join(SCOPES)}, got {scope!r}")
-    mid = str(ROOT / TEACHERS[variant]) if variant in TEACHERS else None
-    end = str(ROOT / SET_NETWORKS[variant][1]) if variant in SET_NETWORKS else None
-    if networks is not None:
-        mid, end = (str(path) for path in networks)
+    mid, end = teacher_paths(variant, networks)
+    if networks is None:  # the shipped files, wherever the checkout is
+        mid, end = (None if p is None else str(ROOT / p) for p in (mid, end))
     try:
         agent = NetworksAgent(variant, midgame_net=mid, endgame_net=end)
     except ValueError as e:
@@ -128,7 +139,6 @@ def collect(variant: str, scope: str, hands: int, shards: int, seed: int, worker
     (another teacher included) is refused (``endgame_net.record_collect``)."""
     from tqdm.auto import tqdm
 
-    from agents.networks import SET_NETWORKS, TEACHERS
     from agents.tournament import derive_seed
 
     if hands < 1 or shards < 1 or workers < 1:
@@ -136,10 +146,8 @@ def collect(variant: str, scope: str, hands: int, shards: int, seed: int, worker
                          f"{shards} and {workers}")
     teacher(variant, scope, networks)  # a preset without networks fails here, not in a worker
     # the teacher's files as named (the shipped ones where none are given: those may change)
-    paths = networks if networks is not None else \
-        (TEACHERS.get(variant), SET_NETWORKS.get(variant, (None, None))[1])
     record_collect(run, {"variant": variant, "scope": scope, "hands": hands, "seed": seed,
-                         "teacher": [None if q is None else str(q) for q in paths]})
+                         "teacher": list(teacher_paths(variant, networks))})
     jobs = [(variant, scope, hands, derive_seed("distill_net", seed, k) % 10**6,
              shard_path(run, k), networks) for k in range(shards)
             if not shard_path(run, k).exists()]
