@@ -69,10 +69,10 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
                  episode: str = "hand", reward: str = "points", render_mode: str | None = None,
                  auto_forced: bool = False, max_moves: int = DEFAULT_MAX_MOVES,
                  max_table: int | None = DEFAULT_MAX_TABLE, observation: str = "full",
-                 **switches) -> None:
+                 last_capturer: bool = False, **switches) -> None:
         EzPickle.__init__(self, variant, players, partnerships, action_mode, episode, reward,
                           render_mode, auto_forced, max_moves, max_table, observation,
-                          **switches)
+                          last_capturer, **switches)
         super().__init__()
         check_keywords(switches, variant, RAW_ENV_ARGS, "raw_env")
         for name, value, allowed in (("action_mode", action_mode, ACTION_MODES),
@@ -99,8 +99,9 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801 (PettingZoo naming)
         self.auto_forced = auto_forced
         self.max_moves = max_moves
         self.compose = action_mode == "compose"
-        self.layout = Layout(self.rules, self.compose, observation)
+        self.layout = Layout(self.rules, self.compose, observation, last_capturer)
         self.observation = observation
+        self.last_capturer = self.layout.last_capturer
         self._obs = np.zeros(self.layout.size, np.float32)  # encoded view, reused
         self._obs_state = self._obs_seat = None
         # the mover's view with the sub-actions taken so far (extended one token at a time)

@@ -5,6 +5,7 @@ view and the RLlib wrapper), so that one rule and one message hold everywhere.
   with shape () or (1,) holding one (the documented action shape (1,)); anything else is
   a ValueError naming the value received;
 - a seed is an int >= 0 or None (the engine's ``new_game`` rule);
+- a yes/no argument (``last_capturer``) is a bool (or a numpy bool), nothing else;
 - a keyword that is neither an argument nor a rule switch is reported with its close match.
 """
 
@@ -48,6 +49,14 @@ def action_index(action: object, n: int) -> int:
     if not 0 <= a < n:
         raise ValueError(f"{expected}, got {_what(action)}")
     return a
+
+
+def check_flag(name: str, value: object) -> bool:
+    """``value`` as a bool if it is one (or a numpy bool); anything else (0/1, a string, None)
+    raises ValueError naming the argument ``name`` and the value."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise ValueError(f"{name} must be True or False, got {_what(value)}")
 
 
 def check_keywords(given: Iterable[str], variant: object, arguments: Iterable[str],

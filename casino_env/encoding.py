@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .checks import check_flag
 from .engine.cards import bit_list
 from .engine.moves import generate, legal_moves, playable_cards
 from .engine.rules import POINT_ITEMS, PRESETS, SWITCH_TYPES
@@ -302,12 +303,19 @@ class Layout:
     per-card planes (table: loose 1, in a build of value v -v/14; piles: mine 1, others' -1;
     hand: 0.5 once played in the move being composed) and leaves out the static rules and the
     segments the rules cannot use: about a fifth of the size (257 features for 2-player
-    casino in compose mode against 1,227), for MLP policies whose first layer is the cost."""
+    casino in compose mode against 1,227), for MLP policies whose first layer is the cost.
 
-    def __init__(self, rules, compose: bool, kind: str = "full") -> None:
+    ``last_capturer=True`` adds the ``last_capturer`` segment after ``flags``: who captured
+    last this hand (relative seat one-hot, zeros before the hand's first capture), which
+    decides who takes the cards left on the table. Off by default, so that every layout (and
+    every policy trained on one) keeps its size."""
+
+    def __init__(self, rules, compose: bool, kind: str = "full",
+                 last_capturer: bool = False) -> None:
         if kind not in OBSERVATIONS:
             raise ValueError(f"observation must be one of {', '.join(OBSERVATIONS)}, "
                              f"got {kind!r}")
+        self.last_capturer = check_flag("last_capturer", last_capturer)
         n, s = rules.players, rules.sides
         self.rules = rules
         self.kind = kind
@@ -361,6 +369,9 @@ class Layout:
             "sweeps, calls) / target (clipped to -1..1)")
         add("flags", 3, "I may call a missed orange; I play again after this move (Nagy); "
             "this is the game's first hand")
+        if last_capturer:
+            add("last_capturer", n, "seat that captured last this hand, relative seat one-hot "
+                "(zeros before the hand's first capture); only with last_capturer=True")
         if not self.compact or rules.partner_build:
             add("proven", n * MAX_VALUE, "row k: values seat (me + k) provably holds "
                 "(V-partner-build)")
@@ -511,6 +522,8 @@ class Layout:
         out[of] = st.pending_orange == seat
         out[of + 1] = st.extra_turn and st.current == seat
         out[of + 2] = st.hand_no == 0
+        if self.last_capturer and st.last_capturer is not None:
+            out[o["last_capturer"] + (st.last_capturer - seat) % n] = 1
         out[o["stock"]] = stock_feature(r, len(st.stock_ids))
         out[o["last_deal"]] = not st.stock_ids
         out[o["dealer"] + (st.dealer - seat) % n] = 1

@@ -65,7 +65,8 @@ def _make_opponent(spec: OpponentSpec, seed: int, rules):
 class CasinoEnv(gymnasium.Env):
     """One learning seat against opponents; observation is the flat vector of the AEC
     environment (or the whole dict with ``dict_obs=True``; ``observation="compact"`` for the
-    smaller layout, faster to train an MLP on), reward is the learner's. A
+    smaller layout, faster to train an MLP on; ``last_capturer=True`` adds who captured last),
+    reward is the learner's. A
     masked-out action ends the episode with ``illegal_reward`` (or raises, with
     ``illegal="raise"``); an action that is no action id always raises ValueError.
     ``render_mode="rgb_array"`` draws the table as the learner sees it (for gymnasium's
@@ -80,13 +81,15 @@ class CasinoEnv(gymnasium.Env):
                  dict_obs: bool = False, render_mode: str | None = None,
                  max_moves: int = DEFAULT_MAX_MOVES, illegal: str = "terminate",
                  illegal_reward: float = -1.0, observation: str = "full",
-                 max_table: int | None = DEFAULT_MAX_TABLE, **switches) -> None:
+                 max_table: int | None = DEFAULT_MAX_TABLE, last_capturer: bool = False,
+                 **switches) -> None:
         super().__init__()
         check_keywords(switches, variant, CASINO_ENV_ARGS, "CasinoEnv")
         self.raw = raw_env(variant=variant, players=players, partnerships=partnerships,
                            action_mode=action_mode, episode=episode, reward=reward,
                            auto_forced=auto_forced, max_moves=max_moves,
-                           observation=observation, max_table=max_table, **switches)
+                           observation=observation, max_table=max_table,
+                           last_capturer=last_capturer, **switches)
         if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, Integral)
                                  or not 0 <= seat < players):
             raise ValueError(f"seat must be 'random' or a seat 0..{players - 1}, got {seat!r}")

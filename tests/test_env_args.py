@@ -46,7 +46,8 @@ def test_the_gymnasium_arguments_are_matched_too():
 def test_a_keyword_like_nothing_lists_the_arguments_and_switches():
     with pytest.raises(ValueError, match=r"^zzqx is neither an argument of raw_env nor a rule "
                        r"switch of spade \(arguments: variant, players, partnerships, "
-                       r"action_mode, .*, observation; switches of spade: .*target.*\)$"):
+                       r"action_mode, .*, observation, last_capturer; switches of spade: "
+                       r".*target.*\)$"):
         casino_env.raw_env(variant="spade", zzqx=1)
 
 
