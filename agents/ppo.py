@@ -41,6 +41,7 @@ from stable_baselines3.common.preprocessing import is_image_space
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
+from casino_env.checks import check_flag
 from casino_env.encoding import (
     FEATURES,
     N_CARDS,
@@ -73,7 +74,7 @@ _HUGE_NEG = torch.tensor(-1e8)  # what MaskableCategorical puts at a masked acti
 
 # Environment settings a model needs to rebuild its observations (saved beside the model).
 ENV_KEYS = ("variant", "players", "partnerships", "action_mode", "max_moves", "auto_forced",
-            "switches", "hints", "observation")
+            "switches", "hints", "observation", "last_capturer")
 
 # Optional per-move inputs ("hints"): the heuristic's one-ply evaluation of each move.
 HINT_DIM = 3
@@ -390,6 +391,11 @@ def check_env_config(config: object, where: str = "env_config") -> dict:
     if config["action_mode"] not in ACTION_MODES:
         raise ValueError(f"{where}: action_mode must be one of {', '.join(ACTION_MODES)}, "
                          f"got {config['action_mode']!r}")
+    if config.get("last_capturer") is not None:  # (absent or null: False)
+        try:
+            check_flag("last_capturer", config["last_capturer"])
+        except ValueError as e:
+            raise ValueError(f"{where}: {e}") from None
     switches = config.get("switches") or {}
     if not isinstance(switches, dict):
         raise ValueError(f"{where}: switches must be an object, got {switches!r}")
@@ -452,7 +458,9 @@ class PPOAgent(Agent):
         self.compose = cfg["action_mode"] == "compose"
         self.auto_forced = bool(cfg.get("auto_forced", True))
         self.max_moves = int(cfg.get("max_moves") or 128)
-        self.layout = Layout(self.rules, self.compose, cfg.get("observation") or "full")
+        # (models saved before the option have no last_capturer: they were trained without)
+        self.layout = Layout(self.rules, self.compose, cfg.get("observation") or "full",
+                             bool(cfg.get("last_capturer") or False))
         self.hints = cfg.get("hints")
         self._heuristic = None
         if self.hints:

@@ -127,15 +127,18 @@ def default_out(variant: str, name: str | None = None) -> Path:
 
 def env_settings(variant: str, players: int, action_mode: str = "compose",
                  max_moves: int = 32, observation: str = "full",
-                 reward_scale: float = 1.0) -> dict[str, Any]:
+                 reward_scale: float = 1.0, *, last_capturer: bool = False) -> dict[str, Any]:
     """The RLlib env config: ``casino_env.env`` keyword arguments, and ``reward_scale`` when
-    it is not 1 (``casino_env.rllib.rllib_env`` applies it)."""
+    it is not 1 (``casino_env.rllib.rllib_env`` applies it). ``last_capturer`` is recorded
+    only when on, so that the settings of runs without it read as before."""
     settings: dict[str, Any] = {"variant": variant, "players": players,
                                 "action_mode": action_mode}
     if action_mode == "enumerate":
         settings["max_moves"] = max_moves
     if observation != "full":
         settings["observation"] = observation
+    if last_capturer:
+        settings["last_capturer"] = True
     if reward_scale != 1.0:
         settings["reward_scale"] = float(reward_scale)
     return settings
@@ -1092,6 +1095,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--max-moves", type=int, default=32, help="K in enumerate mode")
     ap.add_argument("--observation", choices=("full", "compact"), default="full",
                     help="observation layout (docs/environment.md)")
+    ap.add_argument("--last-capturer", action="store_true",
+                    help="add who captured last to the observation (docs/environment.md)")
     ap.add_argument("--reward-scale", type=float, default=1.0,
                     help="multiplies the hand's point difference (the reward)")
     ap.add_argument("--batch", type=int, default=512, help="env steps per iteration")
@@ -1199,7 +1204,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         config = build_config(
             env_settings(a.variant, a.players, a.action_mode, a.max_moves, a.observation,
-                         a.reward_scale), a.policies,
+                         a.reward_scale, last_capturer=a.last_capturer), a.policies,
             batch=a.batch, minibatch=a.minibatch, epochs=a.epochs, lr=a.lr, hidden=a.hidden,
             seed=a.seed, env_runners=a.env_runners, envs_per_runner=a.envs_per_runner,
             learners=a.learners, gamma=a.gamma, gae_lambda=a.gae_lambda, entropy=a.entropy,

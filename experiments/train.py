@@ -137,7 +137,8 @@ DEFAULTS: dict[str, Any] = {
     "env": {"variant": "casino", "players": 2, "partnerships": None,
             "action_mode": "enumerate", "max_moves": 128, "episode": "hand",
             "reward": "points", "reward_scale": 0.1, "win_bonus": 0.0, "auto_forced": True,
-            "hints": None, "baseline": None, "observation": "full", "privileged": False,
+            "hints": None, "baseline": None, "observation": "full", "last_capturer": False,
+            "privileged": False,
             "reward_shaping": None, "switches": {}},
     "policy": {"hidden": 256, "pair_hidden": 128, "layers": 2, "net_arch": [256, 256],
                "prior_temperature": 0.0, "table_sums": False},
@@ -343,7 +344,8 @@ def env_config(cfg: dict) -> dict:
             "partnerships": e.get("partnerships"), "action_mode": e["action_mode"],
             "max_moves": e["max_moves"], "auto_forced": e["auto_forced"],
             "switches": dict(e.get("switches") or {}), "hints": e.get("hints") or None,
-            "observation": e.get("observation") or "full"}
+            "observation": e.get("observation") or "full",
+            "last_capturer": bool(e.get("last_capturer") or False)}
 
 
 def env_kwargs(cfg: dict, opponent: object = "random") -> dict:
@@ -355,7 +357,8 @@ def env_kwargs(cfg: dict, opponent: object = "random") -> dict:
               dict_obs=e["action_mode"] == "enumerate", reward_scale=e["reward_scale"],
               win_bonus=float(e.get("win_bonus") or 0.0), hints=e.get("hints") or None,
               baseline=e.get("baseline") or None, opponent=opponent,
-              observation=e.get("observation") or "full")
+              observation=e.get("observation") or "full",
+              last_capturer=e.get("last_capturer") or False)
     if e.get("privileged"):  # hidden cards for the critic only (enumerate mode)
         kw["privileged"] = True
     if e.get("reward_shaping"):  # the points so far as a potential (the game's own scoring)
@@ -399,7 +402,8 @@ def build_model(cfg: dict, venv, tensorboard_log: str | None, seed: int) -> Fine
             raise ValueError("env.observation: the move-scoring policy (enumerate mode) reads "
                              "the full layout's card planes; use observation = \"full\"")
         layout = Layout(make_rules(e["variant"], e["players"], e.get("partnerships"),
-                                   dict(e.get("switches") or {})), compose=False)
+                                   dict(e.get("switches") or {})), compose=False,
+                        last_capturer=bool(e.get("last_capturer") or False))
         policy: Any = MoveScoringPolicy
         policy_kwargs = {"scorer_kwargs": {
             "segments": scorer_segments(layout), "deck_size": layout.rules.deck.size,
@@ -444,9 +448,10 @@ def _model_file(path: str | Path) -> Path:
 
 def _normal_env(config: dict) -> dict:
     """A model's environment settings with the defaults filled in (older side-cars omit
-    ``observation``; ``switches`` may be null)."""
+    ``observation`` and ``last_capturer``; ``switches`` may be null)."""
     out = {k: config.get(k) for k in ENV_KEYS}
     out["observation"] = out["observation"] or "full"
+    out["last_capturer"] = bool(out["last_capturer"] or False)
     out["switches"] = dict(out["switches"] or {})
     out["hints"] = out["hints"] or None
     return out
