@@ -51,6 +51,20 @@ def compact_layout_table() -> str:
     return Layout(make_rules("casino", 2), True, "compact").markdown()
 
 
+def last_capturer_table() -> str:
+    """Where ``last_capturer=True`` puts its segment, 2-player casino, both action modes."""
+    rows = ["| layout | mode | `last_capturer` offset | size | layout size (without) |",
+            "|---|---|---|---|---|"]
+    r = make_rules("casino", 2)
+    for kind in ("full", "compact"):
+        for compose in (True, False):
+            on, off = Layout(r, compose, kind, last_capturer=True), Layout(r, compose, kind)
+            rows.append(f"| {kind} | {'compose' if compose else 'enumerate'} | "
+                        f"{on.offset['last_capturer']} | {r.players} | {on.size:,} "
+                        f"({off.size:,}) |")
+    return "\n".join(rows)
+
+
 def sizes() -> str:
     return (f"compose: Discrete({N_COMPOSE_ACTIONS}); enumerate: Discrete(K), K = `max_moves` "
             f"(default 128), action_features K × {N_FEATURES}")
@@ -1160,7 +1174,7 @@ BLOCKS = {
                   "beyond_search": lambda: endgame_match_table("", README_ENDGAME_MATCHES),
                   "network_targets": network_targets_table},
     "docs/environment.md": {"layout": layout_table, "compact_layout": compact_layout_table,
-                            "sizes": sizes},
+                            "last_capturer": last_capturer_table, "sizes": sizes},
     "docs/rl_baselines.md": {"scratch_sums": scratch_sums_table,
                              "scratch_summary": scratch_summary_table},
     "docs/expert_iteration.md": {"endgame_match": endgame_match_table,
