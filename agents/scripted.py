@@ -14,21 +14,31 @@ from casino_env.engine import Move
 from casino_env.engine.cards import bit_list
 from casino_env.engine.moves import Items, distinct
 from casino_env.engine.play import claim_wins
-from casino_env.engine.scoring import TUX_ORANGE, is_orange, sweep_scores
+from casino_env.engine.scoring import (
+    TUX_ORANGE,
+    TUX_SWEEP_BIG,
+    TUX_SWEEP_SMALL,
+    is_orange,
+    restricted,
+    sweep_scores,
+)
 from casino_env.engine.view import PlayerView
 
 from .afterstate import afterstate_nets, exact_or_learned, heuristic_pick
-from .base import Agent, check_int, check_number
+from .base import Agent, check_bool, check_int, check_number
 from .valuation import (
+    Extras,
     Table,
     Weights,
     best_capture,
     capture_values,
+    criterion_weights,
     hold_probability,
     rules_values,
     static_weights,
     table_after,
     threat,
+    threat_scored,
     value_rank,
     weights,
 )
@@ -114,6 +124,109 @@ def _orange_call(rules, m: Move) -> float:
     return -TUX_ORANGE if orange else 0.0
 
 
+def first_play(view: PlayerView) -> bool:
+    """Whether this is the hand's first move: the engine's ``play._first_play`` (Nagy's double
+    sweep, krypkasino's uncredited tabbe) read from a view, whose redacted state holds no
+    other hand and no stock (their sizes stand in)."""
+    st = view.state
+    r = st.rules
+    return (not any(st.pile_masks) and st.loose_mask.bit_count() == 4 and not st.builds
+            and all(k == r.hand_size for k in view.hand_sizes)
+            and view.stock_size == r.deck.size - 4 - r.hand_size * r.players)
+
+
+class _Complete:
+    """``HeuristicAgent(complete=True)``: the scoring facts the default evaluation leaves out,
+    read from the engine's scoring (``casino_env.engine.scoring``) for one decision.
+
+    - V-tux-score: our capture's orange (10, unless ``orange_calls``, which ``_orange_call``
+      values) and a sweep's size (10 for 4 or more table cards, else 5); the opponent's reply
+      scores its orange and sweep too (``threat_scored``), and a build of ours whose capture
+      will be an orange counts it.
+    - V-dom-end / V-soto: a restricted side's cards are worth only its criterion's items
+      (``criterion_weights``; the game's worth, the target's points, when meeting it wins),
+      and its sweeps and last capture nothing. Short by 3 or less, the criterion's cards
+      count for the other side too: taking them denies a win (``w_me``), losing them to the
+      opponent loses ours (``w_threat``).
+    - V-fin-score: a reply made in the hand's last deal (our move ends the deal before it)
+      scores no sweep.
+    - C-sweep: the hand's last card sweeps when its own capture clears the table.
+    - V-hun-play (Nagy): sweeping the four initial table cards with the first move counts 2.
+    - C-residue: the residue of a hand nobody captured in goes to the dealer's side (and no
+      one scores the last capture)."""
+
+    __slots__ = ("view", "side", "w_me", "w_opp", "w_threat", "orange", "later_orange",
+                 "sweep", "ex_now", "ex_next", "last_me", "last_opp")
+
+    def __init__(self, view: PlayerView, side: int, opp_side: int, w_me: Weights,
+                 w_opp: Weights, sweeps_count: bool, last_pts: float) -> None:
+        st = view.state
+        r = st.rules
+        self.view, self.side = view, side
+        limits = restricted(r, st.scores)  # V-dom-end: {} unless it applies
+        mine, theirs = limits.get(side), limits.get(opp_side)
+        game = float(r.target)
+        self.w_me = w_me if mine is None else criterion_weights(r, st.pile_masks, side, mine,
+                                                                 game)
+        self.w_opp = w_opp if theirs is None else criterion_weights(r, st.pile_masks, opp_side,
+                                                                    theirs, game)
+        self.w_threat = self.w_opp
+        if theirs is not None and theirs <= 3:  # their winning cards: ours to deny
+            self.w_me = Weights(self.w_me.terms + self.w_opp.terms)
+        if mine is not None and mine <= 3:  # our winning cards: theirs to deny
+            self.w_threat = Weights(self.w_opp.terms + criterion_weights(
+                r, st.pile_masks, side, mine, game).terms)
+        tux = r.scoring == "tuxedo"
+        self.orange = TUX_ORANGE if tux and not r.orange_calls else 0.0
+        sweep = rules_values(r).sweep_points if r.sweeps else 0.0
+        small, big = (TUX_SWEEP_SMALL, TUX_SWEEP_BIG) if tux and r.sweeps else (sweep, sweep)
+        double = 2 if r.nagy and first_play(view) else 1  # V-hun-play: Nagy's first sweep
+        ok = sweeps_count and mine is None  # a restricted side's sweeps score nothing
+        self.sweep = (small * double, big * double) if ok else (0.0, 0.0)
+        # The opponent's reply: in this deal, or in the next one when our move ends this one
+        # (the last deal if the stock holds no more than one round: V-fin-score).
+        theirs_ok = theirs is None
+        hs = getattr(r, "hand_size", 4)
+        next_last = 0 < view.stock_size <= hs * r.players
+        # a later capture's orange, theirs or of a build of ours (with orange_calls, called)
+        self.later_orange = later = TUX_ORANGE if tux else 0.0
+        self.ex_now = Extras(r, later, *((small, big) if sweeps_count and theirs_ok
+                                          else (0.0, 0.0)))
+        nxt = sweep_scores(r, st.scores, next_last) and theirs_ok
+        self.ex_next = Extras(r, later, *((small, big) if nxt else (0.0, 0.0)))
+        self.last_me = 0.0 if mine is not None else last_pts
+        self.last_opp = 0.0 if theirs is not None else last_pts
+
+    def gain(self, m: Move, left: int) -> float:
+        """Points our capture ``m`` scores in play (an orange, a sweep), ``left``: the table
+        it leaves."""
+        x = 0.0
+        if self.orange and is_orange(self.view.rules, m.taken_mask):
+            x += self.orange
+        if not left:
+            x += self.sweep[1] if m.taken_mask.bit_count() >= 4 else self.sweep[0]
+        return x
+
+    def reply_extras(self, ends_deal: bool) -> Extras:
+        """What the opponent's reply scores in play: ``ends_deal``, our move ends the deal (not
+        the last: that ends the hand) and they reply in the next one."""
+        return self.ex_next if ends_deal else self.ex_now
+
+    def hand_end(self, m: Move, left: int, residue: float) -> float:
+        """Our move ends the hand: the residue ``left`` goes to the last capturer's side, or
+        the dealer's if nobody captured in the hand (C-residue), weighted ``residue``; the
+        last capture's points, if scored, to the last capturer."""
+        st = self.view.state
+        r = st.rules
+        capturer = self.view.seat if m.kind == "capture" else st.last_capturer
+        taker = r.side(st.dealer if capturer is None else capturer)
+        mine = taker == self.side
+        x = residue * (self.w_me.value(left) if mine else -self.w_opp.value(left))
+        if capturer is not None:
+            x += self.last_me if mine else -self.last_opp
+        return x
+
+
 class HeuristicAgent(Agent):
     """One-ply evaluation of each legal move, in points:
 
@@ -133,14 +246,32 @@ class HeuristicAgent(Agent):
     ``kryp_scores``: the points and sweep taken now, penalty cards kept in hand, the next
     player's forced reply and, with 2 players, our own forced reply after it.
 
-    What the evaluation leaves out (an audit, sixtieth session; kept as it is, since it is the
-    benchmark's opponent and the networks read its scores as inputs): tuxedo's points scored
-    in play (an orange's 10 unless ``orange_calls``; a sweep counts 1, not 10 or 5, in our
-    move and in the opponent's reply), dominican's endgame restrictions (V-dom-end: a side at
-    18-20 is valued as if unrestricted), that a reply in the last deal scores no Finnish sweep
-    when our move ends the deal before it, that krypkasino's first move credits no tabbe, the
-    hand's last card sweeping, Nagy's double first sweep, and the residue of a hand nobody
-    captured in (the dealer's).
+    What the default evaluation leaves out (an audit, sixtieth session; kept as it is, since it
+    is the benchmark's opponent and the networks read its scores as inputs): tuxedo's points
+    scored in play (an orange's 10 unless ``orange_calls``; a sweep counts 1, not 10 or 5, in
+    our move and in the opponent's reply), dominican's endgame restrictions (V-dom-end: a side
+    at 18-20 is valued as if unrestricted), that a reply in the last deal scores no Finnish
+    sweep when our move ends the deal before it, that krypkasino's first move credits no
+    tabbe, the hand's last card sweeping, Nagy's double first sweep, and the residue of a hand
+    nobody captured in (the dealer's).
+
+    ``complete`` (default False: the evaluation above, bit for bit): count every one of those
+    (``_Complete``): V-tux-score's orange (10, automatic unless ``orange_calls``) and a sweep
+    by its size (10 for 4 or more table cards, else 5) in our move, in the opponent's reply
+    (``valuation.threat_scored``: their best capture counts its orange and sweep) and in a
+    build of ours whose capture will be an orange; V-dom-end (and V-soto): a restricted side's
+    cards are worth only its criterion (``valuation.criterion_weights``: the target's points,
+    a game, when meeting it wins), its sweeps and last capture nothing, and the criterion's
+    cards count against the other side (ours to deny, theirs to lose); V-fin-score: no sweep
+    for a reply in the hand's last deal; V-kryp-score: a first move's tabbe credits no one;
+    C-sweep: the hand's last card sweeps; V-hun-play: Nagy's first sweep counts 2; C-residue:
+    an uncaptured hand's residue is the dealer's side's. The last four never change the move
+    chosen in a two-player game (the default's per-card tie-break already prefers the last
+    card's sweep and the capture over the trail there; a first-move tabbe costs more than the
+    cheap alternatives even uncredited), but they make the scores, which other agents read,
+    match the engine's. Still left out with it: that a restricted side's sweeps cancel
+    others' (V-cancel), that a Nagy sweep gives the opponent two moves, and a
+    partner's or a third side's reply.
 
     ``endgame``: where the view determines the whole state (the last deal of a two-player
     hand), play the exact minimax move (``agents.endgame``) if it takes at most this many
@@ -157,20 +288,28 @@ class HeuristicAgent(Agent):
     ``midgame_samples``: over how many deals of the next round it averages a move that ends a
     round (its afterstate holds the next round's cards; default 1).
     ``scores`` (the evaluation other agents read as hints and priors) is unchanged by any of
-    them.
+    them (``complete`` aside).
     """
 
     name = "heuristic"
     # the weights one by one, or all of them as ``params``; and the exact last deal
     options = WEIGHTS + ("params", "endgame", "endgame_net", "endgame_margin", "midgame_net",
-                         "midgame_prior", "midgame_candidates", "midgame_samples")
+                         "midgame_prior", "midgame_candidates", "midgame_samples", "complete")
 
     def __init__(self, seed: int | None = None, params: HeuristicParams | None = None,
                  endgame: int = 0, endgame_net: str | None = None,
                  endgame_margin: float | None = None, midgame_net: str | None = None,
                  midgame_prior: float | None = None, midgame_candidates: int | None = None,
-                 midgame_samples: int | None = None, **kw: float) -> None:
+                 midgame_samples: int | None = None, complete: bool = False,
+                 **kw: float) -> None:
         super().__init__(seed)
+        if type(complete) is int and complete in (0, 1):  # a spec's complete=1 / complete=0
+            complete = bool(complete)
+        try:
+            self.complete = check_bool("complete", complete)
+        except ValueError:
+            raise ValueError(f"complete must be true or false (or 1 or 0), got {complete!r}"
+                             ) from None
         self.endgame = check_int("endgame", endgame, 0)
         self.endgame_net, self.midgame_net = afterstate_nets(
             endgame_net, endgame_margin, midgame_net, midgame_prior, midgame_candidates,
@@ -221,6 +360,10 @@ class HeuristicAgent(Agent):
         sweep_pts = rules_values(r).sweep_points if sweeps_count else 0.0
         last_pts = rules_values(r).last_capture_points
         steal = _Steal(view, side, opp_side) if st.pile_ids else None
+        cx = None
+        if self.complete:
+            cx = _Complete(view, side, opp_side, w_me, w_opp, sweeps_count, last_pts)
+            w_me, w_opp = cx.w_me, cx.w_opp
         out = []
         for m in moves:
             if m.kind in ("claim", "call"):  # no card played: decided on the rules alone
@@ -241,7 +384,9 @@ class HeuristicAgent(Agent):
                 score += w_me.value(got) + p.per_card * got.bit_count()
                 if r.orange_calls:
                     score += _orange_call(r, m)
-                if not left and sweep_pts and not (last_deal and others_empty and not rest):
+                if cx is not None:
+                    score += cx.gain(m, left)
+                elif not left and sweep_pts and not (last_deal and others_empty and not rest):
                     score += sweep_pts
             # Who moves next, and with how many cards.
             if rest and others_empty:
@@ -254,6 +399,10 @@ class HeuristicAgent(Agent):
                 h = 0
             if last_deal and not rest and others_empty:
                 # The hand ends now: the residue goes to the last capturer (C-residue).
+                if cx is not None:  # nobody captured in the hand: the dealer's side's
+                    score += cx.hand_end(m, left, p.residue)
+                    out.append(score)
+                    continue
                 mine = m.kind == "capture" or (
                     st.last_capturer is not None and r.side(st.last_capturer) == side)
                 score += p.residue * (w_me.value(left) if mine else -w_opp.value(left))
@@ -263,8 +412,13 @@ class HeuristicAgent(Agent):
                 continue
             certain = tuple(b.value for b in builds if b.owner == opp)
             if h and (left or exposed):
-                score -= p.threat * threat(r, loose | exposed, builds, unseen, h, certain,
-                                           w_opp, sweeps_count)
+                if cx is None:
+                    score -= p.threat * threat(r, loose | exposed, builds, unseen, h, certain,
+                                               w_opp, sweeps_count)
+                else:
+                    score -= p.threat * threat_scored(
+                        r, loose | exposed, builds, unseen, h, certain, cx.w_threat,
+                        cx.reply_extras(not rest and others_empty))
             # Builds we own: taken next turn unless the opponent holds the value.
             for b in builds:
                 if b.owner != seat:
@@ -274,6 +428,8 @@ class HeuristicAgent(Agent):
                 risk = hold_probability(n_unseen, h, grp) if h else 0.0
                 mine = rest & r.deck.rank_mask[k]
                 card = w_me.value(mine) / max(1, mine.bit_count())
+                if cx is not None and cx.later_orange and is_orange(r, b.cards):
+                    card += cx.later_orange  # V-tux-score: taking it will be an orange
                 score += p.build_keep * (1.0 - risk) * (w_me.value(b.cards) + card)
             if p.potential and rest and left:
                 table = Table(r, loose)
@@ -291,7 +447,7 @@ class HeuristicAgent(Agent):
 
     def _kryp_scores(self, view: PlayerView, moves: list[Move], w_me: Weights) -> list[float]:
         """Krypkasino (penalties, V-kryp-play): see ``kryp_scores``."""
-        return kryp_scores(view, moves, w_me, self.params, KRYP)
+        return kryp_scores(view, moves, w_me, self.params, KRYP, self.complete)
 
     def _residue(self, view: PlayerView, m: Move, rest: int, left: int, w_me: Weights,
                  w_opp: Weights) -> float:
@@ -327,7 +483,7 @@ FOLLOW_MIN_ODDS = 0.01  # our follow-up is not worked out for replies less likel
 
 
 def kryp_scores(view: PlayerView, moves: list[Move], w_me: Weights, p: HeuristicParams,
-                k: KrypParams = KRYP) -> list[float]:
+                k: KrypParams = KRYP, complete: bool = False) -> list[float]:
     """Krypkasino (penalties, V-kryp-play, V-kryp-score), each move's value to the mover's
     side relative to the others (higher is better):
 
@@ -344,7 +500,9 @@ def kryp_scores(view: PlayerView, moves: list[Move], w_me: Weights, p: Heuristic
       forces them to sweep or take points is good, one whose every reply leaves us a costly
       forced capture or sweep is bad;
     - at the hand's end, the residue for the last capturer (C-residue).
-    ``w_me``: the card weights of the mover's side."""
+    ``w_me``: the card weights of the mover's side. ``complete`` (``HeuristicAgent``'s
+    option): a sweep on the hand's first move credits no one (V-kryp-score's decision), so it
+    costs its capturer only its own points."""
     st = view.state
     r = st.rules
     seat, n = view.seat, r.players
@@ -364,7 +522,7 @@ def kryp_scores(view: PlayerView, moves: list[Move], w_me: Weights, p: Heuristic
     sweep = rules_values(r).sweep_points  # negative: a tabbe costs its capturer
     prev_other = r.side((seat - 1) % n) != side
     nxt_prev_other = r.side(nxt) != side  # we are the player before the next player
-    swing_me = sweep * (2 if prev_other else 1)
+    swing_me = sweep * (2 if prev_other and not (complete and first_play(view)) else 1)
     swing_opp = -sweep * (2 if nxt_prev_other else 1)  # their sweep, for us
     replies = _Replies(r, view.unseen, h, w_opp, w_me, swing_opp, k)
     we_follow = k.follow and (nxt + 1) % n == seat  # 2 players: we move after their reply

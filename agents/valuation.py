@@ -24,8 +24,8 @@ from functools import lru_cache
 from math import comb
 
 from casino_env.engine import Build, Move, Rules
-from casino_env.engine.cards import SPADE, bit_list
-from casino_env.engine.scoring import awards
+from casino_env.engine.cards import SPADE, TEN_OF_DIAMONDS, TWO_OF_SPADES, bit_list
+from casino_env.engine.scoring import awards, criteria, is_orange
 
 # Majority items by the name scoring.awards gives them, and the cards each one counts.
 MAJORITY_DOMAINS = {"spades": lambda deck: deck.suit_mask[SPADE]}
@@ -68,7 +68,8 @@ class RulesValues:
             if s == 0 and it not in single_items and it != "sweeps")
         # A sweep and the hand's last capture are worth what the rules in force say (the
         # preset's, V-points); Tuxedo's sweeps (10 or 5, scored in play) keep a weight of 1,
-        # a simplification the heuristic keeps (HeuristicAgent's docstring lists them).
+        # a simplification the default heuristic keeps (HeuristicAgent's docstring lists them;
+        # its ``complete`` evaluation scores them, ``Extras``).
         pts = rules.item_points
         if rules.scoring == "tuxedo":
             self.sweep_points = 1.0 if rules.sweeps else 0.0
@@ -269,6 +270,31 @@ class Table:
         return pack(0, 0)
 
 
+@lru_cache(maxsize=1 << 14)
+def _packings(vals: tuple[int, ...], target: int, lone_ace: bool) -> tuple[int, ...]:
+    """Position masks of the maximal collections of disjoint sets of ``vals`` summing to
+    ``target`` (a collection no further set could join); () if there is no set."""
+    groups = _groups(vals, target, lone_ace)
+    unions = {0}
+    for g in groups:
+        unions |= {u | g for u in unions if not u & g}
+    return tuple(sorted(u for u in unions if u and all(u & g for g in groups)))
+
+
+def _packings_of(table: Table, v: int) -> list[int]:
+    """The card masks of ``_packings`` on ``table``'s loose cards for value ``v``."""
+    ids = table.ids
+    out = []
+    for g in _packings(table.vals, v, table.ace14 and v == 14):
+        m, rest = 0, g
+        while rest:
+            low = rest & -rest
+            m |= 1 << ids[low.bit_length() - 1]
+            rest ^= low
+        out.append(m)
+    return out
+
+
 PER_CARD = 0.01  # a tie-break: of two collections worth the same points, take more cards
 
 
@@ -346,7 +372,14 @@ def threat(rules: Rules, loose: int, builds: tuple, unseen: int, hand_size: int,
             sure = max(sure, val)
         elif cards:
             options.append((val, cards.bit_count()))
-    n = unseen.bit_count()
+    return _expected_best(options, sure, unseen.bit_count(), hand_size)
+
+
+def _expected_best(options: list[tuple[float, int]], sure: float, n: int,
+                   hand_size: int) -> float:
+    """The expected best of ``options`` ((value, how many of the ``n`` unseen cards give it))
+    for a hand of ``hand_size`` of them, ``sure`` at least (a value the hand is known to
+    have)."""
     options.sort(reverse=True)
     total = 0.0
     k = 0
@@ -360,3 +393,115 @@ def threat(rules: Rules, loose: int, builds: tuple, unseen: int, hand_size: int,
         total += val * (none_before - none_now)
         none_before = none_now
     return total + sure * none_before
+
+
+# -- points scored in play (HeuristicAgent's ``complete`` evaluation) ------------------------
+
+class Extras:
+    """Points a capture scores in play besides its cards, for an evaluation that counts them
+    (``HeuristicAgent(complete=True)``): V-tux-score's orange (``orange`` points when the
+    cards taken include a red and a yellow one) and a sweep, worth ``big`` if it takes 4 or
+    more table cards and ``small`` otherwise (V-tux-score's 10 and 5; elsewhere both the
+    variant's sweep points, or 0 where a sweep would not score)."""
+
+    __slots__ = ("rules", "orange", "small", "big")
+
+    def __init__(self, rules: Rules, orange: float, small: float, big: float) -> None:
+        self.rules, self.orange, self.small, self.big = rules, orange, small, big
+
+    def of(self, taken: int, full: int) -> float:
+        """The points in play of a capture taking ``taken`` from a table of ``full``."""
+        x = 0.0
+        if self.orange and is_orange(self.rules, taken):
+            x += self.orange
+        if taken == full:
+            x += self.big if taken.bit_count() >= 4 else self.small
+        return x
+
+
+def best_capture_scored(rules: Rules, loose: int, builds: tuple, card: int, w: Weights,
+                        table: Table, extras: Extras, full: int) -> tuple[float, int]:
+    """As ``best_capture``, but each candidate capture also scores ``extras`` (an orange, a
+    sweep of its size), so the best one may differ: every maximal collection of loose sets
+    of the card's value, with the builds of that value, is compared. ``full``: the whole
+    table (loose cards and builds)."""
+    vals = capture_values(rules, card)
+    if not vals:  # C-face: one loose card of the same rank
+        cands = [1 << t for t in bit_list(loose & rules.deck.rank_mask[rules.deck.rank[card]])]
+    else:
+        cands = []
+        for v in vals:
+            bm = 0
+            for b in builds:
+                if b.value == v:
+                    bm |= b.cards
+            packs = _packings_of(table, v)
+            if packs:
+                cands += [m | bm for m in packs]
+            elif bm:
+                cands.append(bm)
+    best, bm = 0.0, 0
+    for m in cands:
+        val = w.value(m) + PER_CARD * m.bit_count() + extras.of(m, full)
+        if bm == 0 or val > best:
+            best, bm = val, m
+    return best, bm
+
+
+def threat_scored(rules: Rules, loose: int, builds: tuple, unseen: int, hand_size: int,
+                  certain_values: tuple[int, ...], w: Weights, extras: Extras) -> float:
+    """As ``threat``, with the opponent's captures scoring ``extras`` too (an orange, a sweep
+    by its size; ``best_capture_scored``) instead of a fixed sweep's worth."""
+    if hand_size <= 0 or not (loose or builds):
+        return 0.0
+    full_table = table_mask(loose, builds)
+    table = Table(rules, loose)
+    rv = rules_values(rules)
+    options: list[tuple[float, int]] = []
+    sure = 0.0
+    for rank, group in rv.groups:
+        cards = unseen & group
+        certain = bool(certain_values) and any(value_rank(v) == rank for v in certain_values)
+        if not cards and not certain:
+            continue
+        some = cards or group
+        probe = (some & -some).bit_length() - 1
+        val, m = best_capture_scored(rules, loose, builds, probe, w, table, extras, full_table)
+        if not m:
+            continue
+        val += w.value(cards) / max(1, cards.bit_count())
+        if certain:
+            sure = max(sure, val)
+        elif cards:
+            options.append((val, cards.bit_count()))
+    return _expected_best(options, sure, unseen.bit_count(), hand_size)
+
+
+def criterion_weights(rules: Rules, piles: tuple, side: int, short: int,
+                      game: float) -> Weights:
+    """V-dom-end / V-soto: the card weights of ``side``, ``short`` points from the target at
+    the start of the hand, under endgame restrictions: only its criterion's items (``scoring.
+    criteria``: most cards, most spades, 10D, 2S) count. Short by 3 or less, meeting the
+    criterion wins the game and missing it scores nothing: its items are worth ``game``
+    points; short by 4 or 5 (V-soto) they keep their points (the side keeps what it scores
+    of them)."""
+    pts = rules.item_points
+    deck = rules.deck
+    taken = 0
+    for p in piles:
+        taken |= p
+    terms = []
+    for item in criteria(rules, short):
+        value = game if short <= 3 else float(
+            {"cards": pts.cards, "spades": pts.spades, "10D": pts.big_casino,
+             "2S": pts.little_casino}[item])
+        if item in ("10D", "2S"):
+            terms.append((1 << (TEN_OF_DIAMONDS if item == "10D" else TWO_OF_SPADES), value))
+            continue
+        domain = deck.full if item == "cards" else deck.suit_mask[SPADE]
+        counts = [(p & domain).bit_count() for p in piles]
+        other = max(c for s, c in enumerate(counts) if s != side) if len(counts) > 1 else 0
+        share = majority_share(value, counts[side], other, (domain & ~taken).bit_count())
+        if share:
+            terms.append((domain, share))
+    return Weights(tuple(terms))

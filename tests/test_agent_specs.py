@@ -24,7 +24,7 @@ SEARCH_OPTIONS = ("simulations, max_candidates, epsilon, game_bonus, fast, polic
                   "margin, hand_bonus, guide, guide_temperature, horizon, endgame, tail")
 HEURISTIC_OPTIONS = ("threat, build_keep, potential, residue, per_card, params, endgame, "
                      "endgame_net, endgame_margin, midgame_net, midgame_prior, midgame_candidates, "
-                     "midgame_samples")
+                     "midgame_samples, complete")
 
 
 def raises(message: str):
