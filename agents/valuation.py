@@ -426,6 +426,7 @@ def best_capture_scored(rules: Rules, loose: int, builds: tuple, card: int, w: W
     of the card's value, with the builds of that value, is compared. ``full``: the whole
     table (loose cards and builds)."""
     vals = capture_values(rules, card)
+    per = PER_CARD if vals else 0.0  # one face card: no tie-break, as in ``best_capture``
     if not vals:  # C-face: one loose card of the same rank
         cands = [1 << t for t in bit_list(loose & rules.deck.rank_mask[rules.deck.rank[card]])]
     else:
@@ -442,7 +443,7 @@ def best_capture_scored(rules: Rules, loose: int, builds: tuple, card: int, w: W
                 cands.append(bm)
     best, bm = 0.0, 0
     for m in cands:
-        val = w.value(m) + PER_CARD * m.bit_count() + extras.of(m, full)
+        val = w.value(m) + per * m.bit_count() + extras.of(m, full)
         if bm == 0 or val > best:
             best, bm = val, m
     return best, bm

@@ -257,3 +257,20 @@ def test_complete_off_is_the_default_evaluation():
     differs = sum(on.scores(v, v.legal_moves()) != default.scores(v, v.legal_moves())
                   for v in random_views("tuxedo", 40, 5))
     assert differs > 5
+
+
+@pytest.mark.parametrize("variant", ["casino", "royal", "spade", "wippen"])
+def test_complete_adds_nothing_where_no_item_applies(variant):
+    """Presets scoring no points in play and no endgame restrictions at 0-0: before the hand's
+    last move, ``complete`` scores every move as the default does (its opponent's reply,
+    ``threat_scored``, is ``threat``'s: a face card's capture, C-face, takes no per-card
+    tie-break in either, which once flipped casino's choice between two trails)."""
+    default, on = HeuristicAgent(), HeuristicAgent(complete=True)
+    checked = 0
+    for v in random_views(variant, 60, 3):
+        if v.stock_size == 0 and sum(v.hand_sizes) <= 1:
+            continue  # the hand's last move: the dealer's residue may differ (C-residue)
+        moves = v.legal_moves()
+        assert on.scores(v, moves) == pytest.approx(default.scores(v, moves), abs=1e-9)
+        checked += 1
+    assert checked >= 50
