@@ -39,6 +39,10 @@ def layout_of(rules: Rules) -> Layout:
 
 LAST_DEAL, BEFORE_LAST = "last_deal", "before_last"  # where a network plays (its scope)
 SCOPES = (LAST_DEAL, BEFORE_LAST)
+# whose scores a network reads (``heuristic_columns``, its candidates): the default heuristic's,
+# or ``heuristic:complete=1``'s (its meta's ``hints``; shards record theirs, ``endgame_net.load``)
+DEFAULT_HINTS = "default"
+HINTS = (DEFAULT_HINTS, "complete")
 
 
 def afterstate_row(layout: Layout, after: State, me: int, hidden: bool = False) -> np.ndarray:
@@ -195,10 +199,12 @@ def net_inputs(rules: Rules, x: np.ndarray, residual: bool, ranks: bool,
 
 
 @cache
-def _scorer():  # -> HeuristicAgent (imported late: agents.scripted imports this module)
+def _scorer(complete: bool = False):  # -> HeuristicAgent (agents.scripted imports this module)
+    """The heuristic whose scores networks read (``complete``: ``heuristic:complete=1``'s, for a
+    network whose meta says ``hints: complete``; otherwise the default's)."""
     from .scripted import HeuristicAgent
 
-    return HeuristicAgent(0)
+    return HeuristicAgent(0, complete=complete)
 
 
 def heuristic_columns(st: State, moves: list[Move], scores: list[float] | None = None
@@ -386,9 +392,16 @@ class AfterstateNet:
         # (as in fitting): the mean over this many deals of it (1: one, the first)
         self.samples = 1 if samples is None else check_int("midgame_samples", samples, 1)
         self.max_cards = int(meta.get("max_cards", 0))  # 0: any
+        # whose scores the network read in fitting (its heuristic columns and, before the
+        # last deal, its candidates): the default heuristic's, or heuristic:complete=1's
+        hints = meta.get("hints", DEFAULT_HINTS)
+        if hints not in HINTS:
+            raise ValueError(f"{option} {path}: unknown hints {hints!r} (known: "
+                             f"{', '.join(HINTS)})")
+        self.complete = hints == "complete"
         for p, (_, m, _) in zip(paths[1:], self.members[1:]):
             for key, default in (("variant", None), ("scope", LAST_DEAL), ("candidates", 0),
-                                 ("max_cards", 0)):
+                                 ("max_cards", 0), ("hints", DEFAULT_HINTS)):
                 if m.get(key, default) != meta.get(key, default):
                     raise ValueError(f"{option} {path}: an ensemble's networks must share "
                                      f"their {key} ({paths[0]}: {meta.get(key, default)!r}, "
@@ -425,7 +438,7 @@ class AfterstateNet:
             x = rows
             if meta.get("heuristic_scores"):
                 if scores is None:
-                    scores = _scorer().scores(PlayerView(st, st.current), moves)
+                    scores = _scorer(self.complete).scores(PlayerView(st, st.current), moves)
                 x = np.hstack([rows, heuristic_columns(st, moves, scores)])
             inputs, base = net_inputs(self.rules, x, meta["residual"], meta["ranks"], leads,
                                       kind)
@@ -453,7 +466,7 @@ class AfterstateNet:
             # after a move that ends a round: there the next round is dealt into them, as in
             # fitting (midgame_samples averages over such deals). The view's own state is
             # redacted (no stock, no other hand), which play would misread.
-            scores = _scorer().scores(view, moves)
+            scores = _scorer(self.complete).scores(view, moves)
             order = top_candidates(scores, self.candidates or len(moves))
             cands = [moves[i] for i in order]
             pri = [scores[i] for i in order]
@@ -472,7 +485,7 @@ class AfterstateNet:
         st = view.determinize(random.Random(0))
         if not self.margin:
             return moves[int(np.argmax(self.values(st, moves)))]
-        scores = _scorer().scores(PlayerView(st, st.current), moves)
+        scores = _scorer(self.complete).scores(PlayerView(st, st.current), moves)
         v = self.values(st, moves, scores)
         best, own = int(np.argmax(v)), heuristic_pick(scores)
         return moves[best if v[best] - v[own] >= self.margin else own]

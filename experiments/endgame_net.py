@@ -438,8 +438,10 @@ def load(run: Path, label: str = "points", won_weight: float = 0.0) -> dict:
     times the hand results), decision ids (unique across shards),
     whether the heuristic chose each move, and each decision's deal (``deal_of``: the held-out
     split's unit; each decision its own where a shard has no deals) and the most cards a mover
-    held (``max_cards``, 0: any; ``collect --from-cards``)."""
-    from agents.afterstate import LAST_DEAL
+    held (``max_cards``, 0: any; ``collect --from-cards``) and whose scores their heuristic
+    columns hold (``hints``: ``agents.afterstate.HINTS``; a shard without the key, the
+    default heuristic's)."""
+    from agents.afterstate import DEFAULT_HINTS, LAST_DEAL
 
     files = sorted(run.glob("shard_[0-9][0-9][0-9].npz"))  # not a .tmp being written
     if not files:
@@ -449,10 +451,11 @@ def load(run: Path, label: str = "points", won_weight: float = 0.0) -> dict:
         d = np.load(f)
         kinds.add((str(d["scope"]) if "scope" in d else LAST_DEAL,
                    int(d["candidates"]) if "candidates" in d else 0,
-                   int(d["max_cards"]) if "max_cards" in d else 0))
+                   int(d["max_cards"]) if "max_cards" in d else 0,
+                   str(d["hints"]) if "hints" in d else DEFAULT_HINTS))
         if len(kinds) > 1:
-            raise SystemExit(f"error: {f} holds decisions of another scope than the shards "
-                             f"before it ({sorted(kinds)})")
+            raise SystemExit(f"error: {f} holds decisions of another scope or hints than the "
+                             f"shards before it ({sorted(kinds)})")
         deal = d["deal"] if "deal" in d else d["group"]
         if (label == "won" or won_weight) and "y_won" not in d:
             raise SystemExit(f"error: {f} holds no hand results (y_won); collect it again "
@@ -468,10 +471,10 @@ def load(run: Path, label: str = "points", won_weight: float = 0.0) -> dict:
     deal_of = np.zeros(offset, np.int64)
     deal_of[g] = deal
     _, deal_of = np.unique(deal_of, return_inverse=True)  # numbered 0.. without gaps
-    scope, candidates, max_cards = kinds.pop()
+    scope, candidates, max_cards, hints = kinds.pop()
     return {"x": x.astype(np.float32), "y": y, "group": g, "heuristic": h,
             "shards": len(files), "decisions": offset, "deal_of": deal_of, "scope": scope,
-            "candidates": candidates, "max_cards": max_cards}
+            "candidates": candidates, "max_cards": max_cards, "hints": hints}
 
 
 def _label_note(label: str | None) -> str:
@@ -599,7 +602,15 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
     import torch
     from tqdm.auto import tqdm
 
-    from agents.afterstate import BASES, LAST_DEAL, build_net, layout_of, net_inputs, save_net
+    from agents.afterstate import (
+        BASES,
+        DEFAULT_HINTS,
+        LAST_DEAL,
+        build_net,
+        layout_of,
+        net_inputs,
+        save_net,
+    )
     from casino_env.engine import new_game
 
     if lr_schedule not in LR_SCHEDULES:
@@ -641,6 +652,9 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
         if (e["scope"], e["candidates"]) != (d["scope"], d["candidates"]):
             raise SystemExit(f"error: {more}'s decisions are of scope {e['scope']}, {run}'s "
                              f"of {d['scope']} (a network plays one or the other)")
+        if e["hints"] != d["hints"]:
+            raise SystemExit(f"error: {more}'s heuristic columns are the {e['hints']} "
+                             f"heuristic's, {run}'s the {d['hints']}'s (a network reads one)")
         # the network plays where any of its runs' decisions were (0: any number of cards)
         d["max_cards"] = 0 if 0 in (e["max_cards"], d["max_cards"]) else \
             max(e["max_cards"], d["max_cards"])
@@ -761,7 +775,8 @@ def fit(run: Path, out: Path, variant: str, hidden: int, epochs: int, augment: b
     if save is not None:  # playable: heuristic:endgame_net=PATH, ppo:MODEL,endgame_net=PATH
         scope = ({} if d["scope"] == LAST_DEAL else
                  {"scope": d["scope"], "candidates": d["candidates"]}) | \
-            ({"max_cards": d["max_cards"]} if d["max_cards"] else {})
+            ({"max_cards": d["max_cards"]} if d["max_cards"] else {}) | \
+            ({"hints": d["hints"]} if d["hints"] != DEFAULT_HINTS else {})
         save_net(save, net, {"variant": variant, "kind": kind, "layers": layers,
                              "width": x.shape[1], "hidden": hidden,
                              "residual": residual, "ranks": ranks,

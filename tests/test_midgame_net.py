@@ -489,3 +489,54 @@ def test_a_run_of_other_rollouts_or_boundary_value_is_refused(tmp_path) -> None:
         "tail": str(tmp_path / "tail.npz"), "play": None, "stock": None, "exact_last": False}
     with pytest.raises(SystemExit, match=r"rollouts: 32 there, 16 now; tail: .* there, None now"):
         midgame_net.collect("casino", 200, 1, 2, 1, run, 16, 8, None)
+
+
+def test_shards_of_complete_hints_make_a_network_that_reads_them(runs, tmp_path,
+                                                                  monkeypatch) -> None:
+    """A run whose shards hold ``heuristic:complete=1``'s columns (``hints``) fits a network
+    that says so and reads that heuristic's scores in play; runs of other hints do not mix,
+    and an unknown kind is named."""
+    import agents.afterstate as afterstate
+
+    run = tmp_path / "run"
+    run.mkdir()
+    for f in sorted((runs / "run").glob("shard_*.npz")):
+        d = np.load(f)
+        np.savez_compressed(run / f.name, hints=np.array("complete"),
+                            **{k: d[k] for k in d.files})
+    assert endgame_net.load(run)["hints"] == "complete"
+    assert endgame_net.load(runs / "run")["hints"] == "default"
+    path = tmp_path / "net.pt"
+    endgame_net.fit(run, tmp_path / "out", "casino", 16, 1, True, 0, loss_kind="centered",
+                    kind="set", layers=1, save=path)
+    net = AfterstateNet(path, option="midgame_net")
+    assert net.meta["hints"] == "complete" and net.complete
+    assert not AfterstateNet(runs / "net.pt", option="midgame_net").complete
+    asked = []
+    real = afterstate._scorer
+
+    def spy(complete=False):
+        asked.append(complete)
+        return real(complete)
+
+    monkeypatch.setattr(afterstate, "_scorer", spy)
+    st = _midhand(3)
+    net.choose(PlayerView(st, st.current), legal_moves(st))
+    assert asked and all(asked)
+    # not mixed: one run's shards, or a run and its extra
+    mixed = tmp_path / "mixed"
+    shutil.copytree(run, mixed)
+    shutil.copy(runs / "run" / "shard_000.npz", mixed / "shard_002.npz")
+    with pytest.raises(SystemExit, match="shard_002.npz holds decisions of another scope or "
+                                         "hints"):
+        endgame_net.load(mixed)
+    with pytest.raises(SystemExit, match="heuristic columns are the default heuristic's, "
+                                         ".* the complete's"):
+        endgame_net.fit(run, tmp_path / "out2", "casino", 16, 1, True, 0,
+                        extra=runs / "run", kind="set", layers=1)
+    bad = tmp_path / "bad.pt"
+    saved = torch.load(path, weights_only=False)
+    saved["meta"]["hints"] = "fancy"
+    torch.save(saved, bad)
+    with pytest.raises(ValueError, match="unknown hints 'fancy' \\(known: default, complete\\)"):
+        AfterstateNet(bad, option="midgame_net")
