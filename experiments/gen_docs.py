@@ -446,6 +446,7 @@ HEURISTIC_ENDGAME_MATCHES = tuple(
 # last deal (both networks, no search), 2,000 hands on the same deals against the heuristic and
 # against a tuning of it no network was trained with or against.
 UNSEEN = "`heuristic:threat=0.3,residue=0.5` (another tuning)"
+COMPLETE = "`heuristic:complete=1` (the rules-complete evaluation)"
 SHIPPED_SEARCH = "search (shipped, 400 rollouts)"
 # The last deals refitted on more play-out shards (``agents.networks.LAST_DEAL_SHARDS``), each
 # (preset, shards, epochs, when `networks:V` played it): the thirty-ninth session's dominican,
@@ -888,7 +889,15 @@ GENERALITY_MATCHES = tuple(
     for agent, who in (("guided search + exact endgame (refit network)", "guided"),
                        ("search on a boundary value + exact endgame, 1,600 rollouts",
                         "tail1600"),
-                       ("search (shipped)", "search")))
+                       ("search (shipped)", "search"))) + (
+    # the sixty-first session's: the shipped networks against the rules-complete heuristic
+    # (``heuristic:complete=1``), where its play differs from the default's in single hands
+    ("tuxedo", "`networks:tuxedo` (shipped)", COMPLETE,
+     "exit/general/networks_tuxedo_v_complete_heuristic"),
+    ("finnish", "`networks:finnish` (shipped)", COMPLETE,
+     "exit/general/networks_finnish_v_complete_heuristic"),
+    ("tuxedo", COMPLETE, "heuristic", "exit/general/complete_heuristic_v_heuristic_tuxedo"),
+)
 
 
 # What the guide network adds, head to head: the guided agent against the same search and solver
