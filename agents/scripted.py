@@ -38,7 +38,6 @@ from .valuation import (
     static_weights,
     table_after,
     threat,
-    threat_scored,
     value_rank,
     weights,
 )
@@ -141,8 +140,8 @@ class _Complete:
 
     - V-tux-score: our capture's orange (10, unless ``orange_calls``, which ``_orange_call``
       values) and a sweep's size (10 for 4 or more table cards, else 5); the opponent's reply
-      scores its orange and sweep too (``threat_scored``), and a build of ours whose capture
-      will be an orange counts it.
+      scores its orange and sweep too (``valuation.threat`` with ``extras``), and a build of
+      ours whose capture will be an orange counts it.
     - V-dom-end / V-soto: a restricted side's cards are worth only its criterion's items
       (``criterion_weights``; the game's worth, the target's points, when meeting it wins),
       and its sweeps and last capture nothing. Short by 3 or less, the criterion's cards
@@ -258,7 +257,7 @@ class HeuristicAgent(Agent):
     ``complete`` (default False: the evaluation above, bit for bit): count every one of those
     (``_Complete``): V-tux-score's orange (10, automatic unless ``orange_calls``) and a sweep
     by its size (10 for 4 or more table cards, else 5) in our move, in the opponent's reply
-    (``valuation.threat_scored``: their best capture counts its orange and sweep) and in a
+    (``valuation.threat`` with ``extras``: their best capture counts its orange and sweep) and in a
     build of ours whose capture will be an orange; V-dom-end (and V-soto): a restricted side's
     cards are worth only its criterion (``valuation.criterion_weights``: the target's points,
     a game, when meeting it wins), its sweeps and last capture nothing, and the criterion's
@@ -417,9 +416,9 @@ class HeuristicAgent(Agent):
                     score -= p.threat * threat(r, loose | exposed, builds, unseen, h, certain,
                                                w_opp, sweeps_count)
                 else:
-                    score -= p.threat * threat_scored(
+                    score -= p.threat * threat(
                         r, loose | exposed, builds, unseen, h, certain, cx.w_threat,
-                        cx.reply_extras(not rest and others_empty))
+                        extras=cx.reply_extras(not rest and others_empty))
             # Builds we own: taken next turn unless the opponent holds the value.
             for b in builds:
                 if b.owner != seat:

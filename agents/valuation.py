@@ -342,11 +342,13 @@ def hold_probability(unseen: int, hand: int, group: int) -> float:
 
 
 def threat(rules: Rules, loose: int, builds: tuple, unseen: int, hand_size: int,
-           certain_values: tuple[int, ...], w: Weights, sweeps: bool = True) -> float:
+           certain_values: tuple[int, ...], w: Weights, sweeps: bool = True,
+           extras: Extras | None = None) -> float:
     """Expected points of the best capture an opponent holding ``hand_size`` random cards
     out of ``unseen`` can make on this table, plus a sweep's worth if it clears it (and
     ``sweeps``: a sweep would count now). ``certain_values``: build values the opponent is
-    known to hold a card for."""
+    known to hold a card for. ``extras``: their captures score these points in play instead
+    (an orange, a sweep by its size; ``best_capture_scored``; ``HeuristicAgent(complete=True)``)."""
     if hand_size <= 0 or not (loose or builds):
         return 0.0
     full_table = table_mask(loose, builds)
@@ -362,11 +364,15 @@ def threat(rules: Rules, loose: int, builds: tuple, unseen: int, hand_size: int,
             continue
         some = cards or group
         probe = (some & -some).bit_length() - 1  # the group's lowest card
-        val, m = best_capture(rules, loose, builds, probe, w, table)
+        if extras is None:
+            val, m = best_capture(rules, loose, builds, probe, w, table)
+        else:
+            val, m = best_capture_scored(rules, loose, builds, probe, w, table, extras,
+                                         full_table)
         if not m:
             continue
         val += w.value(cards) / max(1, cards.bit_count())  # the card played joins their pile
-        if m == full_table:
+        if m == full_table and extras is None:
             val += sweep
         if certain:
             sure = max(sure, val)
@@ -447,35 +453,6 @@ def best_capture_scored(rules: Rules, loose: int, builds: tuple, card: int, w: W
         if bm == 0 or val > best:
             best, bm = val, m
     return best, bm
-
-
-def threat_scored(rules: Rules, loose: int, builds: tuple, unseen: int, hand_size: int,
-                  certain_values: tuple[int, ...], w: Weights, extras: Extras) -> float:
-    """As ``threat``, with the opponent's captures scoring ``extras`` too (an orange, a sweep
-    by its size; ``best_capture_scored``) instead of a fixed sweep's worth."""
-    if hand_size <= 0 or not (loose or builds):
-        return 0.0
-    full_table = table_mask(loose, builds)
-    table = Table(rules, loose)
-    rv = rules_values(rules)
-    options: list[tuple[float, int]] = []
-    sure = 0.0
-    for rank, group in rv.groups:
-        cards = unseen & group
-        certain = bool(certain_values) and any(value_rank(v) == rank for v in certain_values)
-        if not cards and not certain:
-            continue
-        some = cards or group
-        probe = (some & -some).bit_length() - 1
-        val, m = best_capture_scored(rules, loose, builds, probe, w, table, extras, full_table)
-        if not m:
-            continue
-        val += w.value(cards) / max(1, cards.bit_count())
-        if certain:
-            sure = max(sure, val)
-        elif cards:
-            options.append((val, cards.bit_count()))
-    return _expected_best(options, sure, unseen.bit_count(), hand_size)
 
 
 def criterion_weights(rules: Rules, piles: tuple, side: int, short: int,

@@ -263,7 +263,7 @@ def test_complete_off_is_the_default_evaluation():
 def test_complete_adds_nothing_where_no_item_applies(variant):
     """Presets scoring no points in play and no endgame restrictions at 0-0: before the hand's
     last move, ``complete`` scores every move as the default does (its opponent's reply,
-    ``threat_scored``, is ``threat``'s: a face card's capture, C-face, takes no per-card
+    ``threat`` with ``extras``, is the default's: a face card's capture, C-face, takes no per-card
     tie-break in either, which once flipped casino's choice between two trails)."""
     default, on = HeuristicAgent(), HeuristicAgent(complete=True)
     checked = 0
